@@ -1,0 +1,107 @@
+"""hermes-hooks: a complete, safe, fast hook system for AI-agent runtimes.
+
+The host API::
+
+    import hermes_hooks
+    hooks = hermes_hooks.load()
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+
+Importing this package is cheap: nothing heavy (YAML, click, entry-point metadata, plugins) is
+imported until :func:`load` runs.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .catalogue import UnknownEvent
+    from .context import HostUnavailable, PluginContext
+    from .manager import Hooks
+    from .markers import hookimpl, hookspec
+    from .results import (
+        CommandDecision,
+        CompressAnswer,
+        DispatchAnswer,
+        PermissionAnswer,
+        PromptDecision,
+        ToolDecision,
+        VerifyAnswer,
+    )
+
+_LAZY = {
+    "hookimpl": "markers",
+    "hookspec": "markers",
+    "Hooks": "manager",
+    "PluginContext": "context",
+    "HostUnavailable": "context",
+    "UnknownEvent": "catalogue",
+    "ToolDecision": "results",
+    "PromptDecision": "results",
+    "PermissionAnswer": "results",
+    "VerifyAnswer": "results",
+    "CompressAnswer": "results",
+    "DispatchAnswer": "results",
+    "CommandDecision": "results",
+}
+
+__all__ = ["load", "__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'hermes_hooks' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def load(
+    home: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    *,
+    accept_hooks: bool = False,
+    host: Any = None,
+    entry_points: bool = True,
+    builtins: bool = True,
+) -> Hooks:
+    """Load the hook system: find the home, read its config, register every plugin and hook.
+
+    :param home: the hermes home (default ``$HERMES_HOME``, else ``~/.hermes``).
+    :param config: a dict, or a path to a YAML file (default ``<home>/config.yaml``, falling
+        back to ``cli-config.yaml``).
+    :param accept_hooks: approve every configured shell hook without asking (``--accept-hooks``).
+    :param host: the runtime's capabilities for plugins (see :meth:`Hooks.set_host`).
+    :param entry_points: discover pip-installed plugins (tests turn it off).
+    :param builtins: register the built-in plugins (shell hooks, gateway hooks, ...).
+
+    Nothing here raises for a broken plugin or config: problems are logged and shown by
+    ``hermes hooks list``.
+    """
+    from .config import env_flag, find_home, load_config
+    from .loader import load_builtins, load_plugins, safe_mode
+    from .manager import Hooks
+
+    root = find_home(home)
+    loaded = load_config(root, config)
+    hooks = Hooks(
+        home=root,
+        config=loaded.data,
+        config_path=loaded.path,
+        accept_hooks=accept_hooks or env_flag("HERMES_ACCEPT_HOOKS"),
+        host=host,
+    )
+    hooks.config_errors = loaded.errors
+    hooks.safe_mode = safe_mode()
+    load_plugins(hooks, entry_points=entry_points)
+    if builtins:
+        load_builtins(hooks)
+    return hooks

@@ -1,0 +1,267 @@
+"""The ``hermes hooks`` command line (also installed as ``hermes-hooks``).
+
+Commands live in their own modules and are imported only when run, so ``--help`` stays fast.
+Every command works when a plugin is broken: this is the recovery tool.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+import click
+
+# name -> (module, attribute, one-line help). Imported on use only.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "list": ("hermes_hooks.cli", "list_cmd", "Show every hook in the order it runs."),
+    "events": ("hermes_hooks.cli", "events_cmd", "Show the event catalogue."),
+    "demo": ("hermes_hooks.demo", "demo_cmd", "Run a short agent session against the bundled example."),
+}
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported when invoked."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        if ctx.resilient_parsing or "--help" in sys.argv[1:] and cmd_name not in sys.argv[1:]:
+            # Listing for --help: a placeholder with the help line, without importing.
+            return click.Command(cmd_name, short_help=target[2], help=target[2])
+        import importlib
+
+        module = importlib.import_module(target[0])
+        cmd = getattr(module, target[1])
+        assert isinstance(cmd, click.Command)
+        return cmd
+
+
+class State:
+    """Options shared by every command (``--home``, ``--accept-hooks``, ``--config``)."""
+
+    def __init__(self, home: str | None, accept_hooks: bool, config: str | None) -> None:
+        self.home = home
+        self.accept_hooks = accept_hooks
+        self.config = config
+        self._hooks: Any = None
+
+    def load(self, **kwargs: Any) -> Any:
+        """The loaded hook system (once per command run)."""
+        if self._hooks is None:
+            import hermes_hooks
+
+            self._hooks = hermes_hooks.load(
+                self.home, self.config, accept_hooks=self.accept_hooks, **kwargs
+            )
+        return self._hooks
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False),
+    envvar="HERMES_HOME",
+    help="The hermes home (default: $HERMES_HOME, else ~/.hermes).",
+)
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    help="Read this config file instead of <home>/config.yaml.",
+)
+@click.option(
+    "--accept-hooks",
+    is_flag=True,
+    envvar="HERMES_ACCEPT_HOOKS",
+    help="Approve every configured shell hook without asking.",
+)
+@click.version_option(package_name="hermes-hooks", prog_name="hermes-hooks")
+@click.pass_context
+def hooks_group(ctx: click.Context, home: str | None, config: str | None, accept_hooks: bool) -> None:
+    """Manage and inspect the hooks of an agent runtime: Python plugins, shell hooks and
+    gateway hooks, through one dispatcher."""
+    ctx.obj = State(home, accept_hooks, config)
+
+
+def _logging(verbose: bool = False) -> None:
+    import logging
+
+    logging.basicConfig(
+        level=logging.DEBUG if verbose else logging.WARNING,
+        format="hermes-hooks: %(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+
+
+# ---------------------------------------------------------------------- list
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    return str(value)
+
+
+def print_table(headers: list[str], rows: list[list[Any]]) -> None:
+    """A plain aligned table on stdout."""
+    cells = [[_cell(c) for c in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, c in enumerate(row[:-1]):
+            widths[i] = max(widths[i], min(len(c), 48))
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths[:-1]) + "  {}"
+    click.echo(fmt.format(*headers).rstrip())
+    for row in cells:
+        click.echo(fmt.format(*row).rstrip())
+
+
+@click.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
+@click.option("--all", "show_all", is_flag=True, help="Include the built-in plugins.")
+@click.option("--event", "event", help="Only this event (our name or an alias).")
+@click.pass_obj
+def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> None:
+    """Show every hook, from every source, in the exact order it runs.
+
+    Plugins that did not load (failed, disabled, shadowed) are listed after the hooks, with why.
+    """
+    _logging()
+    from .catalogue import get, suggest
+
+    if event is not None and get(event) is None:
+        guess = suggest(event)
+        hint = f" (did you mean {guess!r}?)" if guess else ""
+        hooks = state.load()
+        if not any(r["event"] == event for r in hooks.rows()):
+            raise click.UsageError(f"unknown event {event!r}{hint}; `hermes hooks events` lists them")
+    hooks = state.load()
+    rows = hooks.rows(include_builtin=show_all, event=event)
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, default=str))
+        return
+    for error in getattr(hooks, "config_errors", []):
+        click.echo(f"config: {error}", err=True)
+    if not rows:
+        where = hooks.config_path or (hooks.home / "config.yaml")
+        click.echo(f"No hooks. Home: {hooks.home} (config: {where}).")
+        click.echo("Install a plugin (pip install hermes-hook-...), add plugins under <home>/plugins/,")
+        click.echo("or declare shell hooks in config.yaml; see `hermes hooks events` for what can be hooked.")
+        return
+    table = []
+    for r in rows:
+        detail = r.get("error") or r.get("command") or r.get("function") or ""
+        if r.get("matcher"):
+            detail = f"[{r['matcher']}] {detail}"
+        table.append(
+            [
+                r.get("event") or "-",
+                r.get("order", ""),
+                r.get("name"),
+                r.get("source"),
+                r.get("status"),
+                detail,
+            ]
+        )
+    print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
+
+
+# ---------------------------------------------------------------------- events
+
+
+@click.command("events")
+@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
+def events_cmd(as_json: bool) -> None:
+    """Show the event catalogue: name, kind, arguments and aliases, read from the hookspecs."""
+    from .catalogue import events
+
+    infos = list(events().values())
+    if as_json:
+        click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
+        return
+    print_table(
+        ["EVENT", "KIND", "ALIASES", "ARGUMENTS"],
+        [[i.name, i.kind, ", ".join(i.aliases), ", ".join(i.args)] for i in infos],
+    )
+
+
+# ---------------------------------------------------------------------- entry points
+
+
+_GLOBAL_VALUED = ("--home", "--config")
+_GLOBAL_FLAGS = ("--accept-hooks",)
+
+
+def hoist_global_options(args: list[str]) -> list[str]:
+    """Move the global options to the front, so ``hermes hooks list --home X`` works too."""
+    front: list[str] = []
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest.extend(args[i:])
+            break
+        if arg in _GLOBAL_FLAGS:
+            front.append(arg)
+        elif arg in _GLOBAL_VALUED and i + 1 < len(args):
+            front.extend(args[i : i + 2])
+            i += 1
+        elif arg.startswith(tuple(f"{o}=" for o in _GLOBAL_VALUED)):
+            front.append(arg)
+        else:
+            rest.append(arg)
+        i += 1
+    return front + rest
+
+
+def run(args: list[str]) -> None:
+    """Run ``hermes hooks`` with these arguments."""
+    hooks_group.main(args=hoist_global_options(args), prog_name="hermes hooks")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``hermes-hooks ...``: always our command line (``hermes-hooks hooks ...`` works too)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hooks"]:
+        args = args[1:]
+    run(args)
+
+
+def hermes_main(argv: list[str] | None = None) -> None:
+    """``hermes ...``: ours for ``hooks`` and ``--version``; everything else goes to hermes-agent."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hooks"]:
+        run(args[1:])
+        return
+    if args[:1] in (["--version"], ["-V"]):
+        from . import __version__
+
+        click.echo(f"hermes-hooks {__version__}")
+        return
+    agent = _agent_main()
+    if agent is None:
+        click.echo(
+            "hermes: this `hermes` comes from hermes-hooks, which only provides `hermes hooks ...`.\n"
+            "The rest of the `hermes` command line belongs to Hermes Agent, which is not installed here\n"
+            "(pip install hermes-agent). `hermes-hooks --help` shows the hook commands.",
+            err=True,
+        )
+        sys.exit(2)
+    sys.argv = [sys.argv[0], *args]
+    sys.exit(agent())
+
+
+def _agent_main() -> Any:
+    if os.environ.get("HERMES_HOOKS_NO_AGENT") == "1":
+        return None
+    try:
+        from hermes_cli.main import main as agent_main  # type: ignore[import-not-found]
+    except Exception:
+        return None
+    return agent_main

@@ -1,0 +1,424 @@
+"""Finding plugins (directories, entry points), deciding which may load, and loading them.
+
+Discovery never imports plugin code: names are filtered by the allow/deny lists first, so a
+disabled plugin is never imported. Plugins are then registered in reverse discovery order, because
+pluggy calls the most recently registered plugin first: the result is that hooks run in discovery
+order (see ``docs/writing-plugins.md``, "Order").
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import logging
+import re
+import sys
+import types
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .config import env_flag, env_list, read_yaml, section
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
+    from .manager import Hooks
+
+log = logging.getLogger("hermes_hooks")
+
+NATIVE_GROUP = "hermes_hooks"
+HERMES_GROUP = "hermes_agent.plugins"
+NAMESPACE = "hermes_plugins"
+
+
+@dataclass
+class Candidate:
+    """A plugin found by discovery, not yet imported."""
+
+    name: str
+    source: str  # "directory" or "entrypoint"
+    origin: str  # "user", "project", or the entry-point group
+    path: str | None = None
+    entry_point: EntryPoint | None = None
+    distribution: str | None = None
+    version: str | None = None
+    manifest: dict[str, Any] = field(default_factory=dict)
+    manifest_error: str | None = None
+    priority: int = 0
+    fail_closed: bool = False
+
+
+def slug(name: str) -> str:
+    """A valid Python identifier for a plugin directory name (``my-plugin`` -> ``my_plugin``)."""
+    s = re.sub(r"\W", "_", name)
+    return f"_{s}" if s[:1].isdigit() else s
+
+
+# ---------------------------------------------------------------------- discovery
+
+
+def scan_directory(root: Path, origin: str) -> list[Candidate]:
+    """Plugin directories directly under ``root``, alphabetically."""
+    if not root.is_dir():
+        return []
+    found = []
+    for child in sorted(root.iterdir(), key=lambda p: p.name):
+        if not child.is_dir() or child.name.startswith((".", "_")):
+            continue
+        init = child / "__init__.py"
+        manifest_file = child / "plugin.yaml"
+        if not manifest_file.is_file():
+            manifest_file = child / "plugin.yml"
+        if not init.is_file():
+            if manifest_file.is_file():
+                found.append(
+                    Candidate(
+                        name=child.name,
+                        source="directory",
+                        origin=origin,
+                        path=str(child),
+                        manifest_error=f"{child}: has plugin.yaml but no __init__.py; add an __init__.py defining register(ctx)",
+                    )
+                )
+            continue
+        manifest: dict[str, Any] = {}
+        error = None
+        if manifest_file.is_file():
+            data, error = read_yaml(manifest_file)
+            if error is None and data is not None and not isinstance(data, dict):
+                error = f"{manifest_file}: must be a mapping (name: ..., version: ...), not {type(data).__name__}"
+            elif error is None and isinstance(data, dict):
+                manifest = data
+        name = str(manifest.get("name") or child.name)
+        found.append(
+            Candidate(
+                name=name,
+                source="directory",
+                origin=origin,
+                path=str(child),
+                manifest=manifest,
+                manifest_error=error,
+                version=str(manifest["version"]) if manifest.get("version") is not None else None,
+                priority=_int(manifest.get("priority"), f"{manifest_file} priority"),
+                fail_closed=bool(manifest.get("fail_closed", False)),
+            )
+        )
+    return found
+
+
+def _int(value: Any, where: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        log.warning("%s: %r is not an integer; using 0", where, value)
+        return 0
+    return value
+
+
+def scan_entry_points() -> list[Candidate]:
+    """Entry points of both groups, sorted by distribution name then entry-point name."""
+    from importlib.metadata import entry_points
+
+    found = []
+    for group in (NATIVE_GROUP, HERMES_GROUP):
+        for ep in entry_points(group=group):
+            dist = getattr(ep, "dist", None)
+            found.append(
+                Candidate(
+                    name=ep.name,
+                    source="entrypoint",
+                    origin=group,
+                    path=ep.value,
+                    entry_point=ep,
+                    distribution=dist.metadata["Name"] if dist is not None else None,
+                    version=dist.version if dist is not None else None,
+                )
+            )
+    found.sort(key=lambda c: ((c.distribution or "").lower(), c.name))
+    return found
+
+
+@dataclass
+class Policy:
+    """Which plugin names may load: config ``plugins.enabled``/``plugins.disabled`` and env."""
+
+    enabled: set[str] | None
+    disabled: set[str]
+    env_allow: set[str] | None
+    env_deny: set[str]
+    autoload: bool
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Policy:
+        enabled = section(config, "plugins", "enabled")
+        disabled = section(config, "plugins", "disabled")
+        allow = env_list("HERMES_HOOKS_PLUGINS")
+        return cls(
+            enabled=set(map(str, enabled)) if isinstance(enabled, list) else None,
+            disabled=set(map(str, disabled)) if isinstance(disabled, list) else set(),
+            env_allow=set(allow) if allow is not None else None,
+            env_deny=set(env_list("HERMES_HOOKS_DISABLED") or []),
+            autoload=not env_flag("HERMES_HOOKS_DISABLE_AUTOLOAD"),
+        )
+
+    def refusal(self, cand: Candidate) -> str | None:
+        """Why ``cand`` may not load, or ``None``."""
+        names = {cand.name}
+        if cand.distribution:
+            names.add(cand.distribution)
+        if names & self.env_deny:
+            return "disabled by HERMES_HOOKS_DISABLED"
+        if names & self.disabled:
+            return "disabled by plugins.disabled in config"
+        if self.env_allow is not None and not names & self.env_allow:
+            return "not in HERMES_HOOKS_PLUGINS"
+        if self.enabled is not None and not names & self.enabled:
+            return "not in plugins.enabled in config"
+        if cand.source == "entrypoint" and not self.autoload and self.env_allow is None:
+            return "entry-point autoload is off (HERMES_HOOKS_DISABLE_AUTOLOAD)"
+        return None
+
+
+def discover(home: Path, *, entry_points: bool = True) -> list[Candidate]:
+    """Every plugin candidate, in discovery order (user dirs, project dirs, entry points)."""
+    candidates = scan_directory(home / "plugins", "user")
+    if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
+        project = Path.cwd() / ".hermes" / "plugins"
+        if project.resolve() != (home / "plugins").resolve():
+            candidates += scan_directory(project, "project")
+    if entry_points:
+        candidates += scan_entry_points()
+    return candidates
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
+    """Discover, filter, import and register every third-party plugin into ``hooks``."""
+    from .manager import PluginRecord
+
+    if hooks.safe_mode:
+        log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
+        return
+    policy = Policy.from_config(hooks.config)
+    winners: list[Candidate] = []
+    seen: dict[str, Candidate] = {}
+    for cand in discover(hooks.home, entry_points=entry_points):
+        earlier = seen.get(cand.name)
+        if earlier is not None:
+            hooks.record(
+                PluginRecord(
+                    name=f"{cand.name} ({cand.source}: {cand.path})",
+                    source=cand.source,
+                    status="shadowed",
+                    error=f"shadowed by the {earlier.origin} {earlier.source} plugin at {earlier.path}",
+                    path=cand.path,
+                    version=cand.version,
+                    distribution=cand.distribution,
+                )
+            )
+            continue
+        seen[cand.name] = cand
+        reason = policy.refusal(cand)
+        if reason:
+            hooks.record(
+                PluginRecord(
+                    name=cand.name,
+                    source=cand.source,
+                    status="disabled",
+                    error=reason,
+                    path=cand.path,
+                    version=cand.version,
+                    distribution=cand.distribution,
+                )
+            )
+            continue
+        winners.append(cand)
+
+    # Import and run register() in discovery order (so logs and side effects are in that order),
+    # then register with pluggy in reverse order: pluggy calls the last registered first.
+    prepared: list[tuple[Candidate, Any]] = []
+    for cand in winners:
+        staged = _prepare(hooks, cand)
+        if staged is not None:
+            prepared.append((cand, staged))
+    order = sorted(range(len(prepared)), key=lambda i: -prepared[i][0].priority)
+    for i in reversed(order):
+        cand, staged = prepared[i]
+        _commit(hooks, cand, staged)
+
+
+def _fail(hooks: Hooks, cand: Candidate, error: str) -> None:
+    from .manager import PluginRecord
+
+    log.warning("plugin %r (%s %s) failed to load: %s", cand.name, cand.source, cand.path, error)
+    hooks.record(
+        PluginRecord(
+            name=cand.name,
+            source=cand.source,
+            status="failed",
+            error=error,
+            path=cand.path,
+            version=cand.version,
+            distribution=cand.distribution,
+        )
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _prepare(hooks: Hooks, cand: Candidate) -> Any:
+    """Import the plugin and run its ``register(ctx)``; return what to commit, or ``None``."""
+    from .context import PluginContext
+
+    if cand.manifest_error:
+        _fail(hooks, cand, cand.manifest_error)
+        return None
+    try:
+        target = _import(cand)
+    except (Exception, SystemExit) as exc:
+        _fail(hooks, cand, f"import failed: {_describe(exc)}")
+        return None
+    register = _register_function(cand, target)
+    if register is None:
+        if not _has_hookimpls(target):
+            _fail(
+                hooks,
+                cand,
+                "found neither a register(ctx) function nor any @hookimpl function; "
+                "define one of them (see docs/writing-plugins.md)",
+            )
+            return None
+        return ("native", target)
+    ctx = PluginContext(hooks, cand.name, cand.manifest)
+    try:
+        result = register(ctx)
+        if inspect.isawaitable(result):
+            from .manager import run_sync
+
+            run_sync(result)
+    except (Exception, SystemExit) as exc:
+        _fail(hooks, cand, f"register() raised {_describe(exc)}; nothing it registered was kept")
+        return None
+    return ("hermes", ctx, target)
+
+
+def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
+    try:
+        if staged[0] == "native":
+            hooks.register(
+                staged[1],
+                cand.name,
+                source=cand.source,
+                fail_closed=cand.fail_closed,
+                path=cand.path,
+                version=cand.version,
+                description=str(cand.manifest.get("description", "")),
+            )
+            rec = hooks.records[cand.name]
+        else:
+            ctx, target = staged[1], staged[2]
+            ctx._commit(
+                fail_closed=cand.fail_closed,
+                priority=cand.priority,
+                source=cand.source,
+                path=cand.path,
+                version=cand.version,
+                description=str(cand.manifest.get("description", "")),
+            )
+            rec = hooks.records[cand.name]
+            if _has_hookimpls(target) and target is not None:
+                # A module with both register(ctx) and @hookimpl functions gets both.
+                hooks.register(target, f"{cand.name}:impls", source=cand.source, path=cand.path)
+        rec.distribution = cand.distribution
+        rec.priority = cand.priority
+        rec.manifest = dict(cand.manifest)
+    except Exception as exc:  # pluggy validation: an impl that does not fit its event
+        hooks.unregister(cand.name)
+        _fail(hooks, cand, f"rejected by the dispatcher: {_describe(exc)}")
+
+
+def _import(cand: Candidate) -> Any:
+    if cand.source == "entrypoint":
+        assert cand.entry_point is not None
+        return cand.entry_point.load()
+    assert cand.path is not None
+    return import_directory(Path(cand.path), cand.name)
+
+
+def import_directory(path: Path, name: str) -> types.ModuleType:
+    """Import a plugin directory as ``hermes_plugins.<slug>`` so relative imports work."""
+    if NAMESPACE not in sys.modules:
+        parent = types.ModuleType(NAMESPACE)
+        parent.__path__ = []
+        sys.modules[NAMESPACE] = parent
+    module_name = f"{NAMESPACE}.{slug(name)}"
+    spec = importlib.util.spec_from_file_location(
+        module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path / '__init__.py'}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def _register_function(cand: Candidate, target: Any) -> Any:
+    if inspect.ismodule(target) or inspect.isclass(target):
+        fn = getattr(target, "register", None)
+        return fn if callable(fn) else None
+    if callable(target) and cand.origin == HERMES_GROUP:
+        return target  # `pkg:register`: the entry point names the callable itself
+    fn = getattr(target, "register", None)
+    return fn if callable(fn) else None
+
+
+def _has_hookimpls(target: Any) -> bool:
+    from .markers import PROJECT
+
+    attr = f"{PROJECT}_impl"
+    for name in dir(target):
+        try:
+            value = getattr(target, name)
+        except Exception:
+            continue
+        if getattr(value, attr, None) is not None and not hasattr(value, "__hermes_callback__"):
+            return True
+    return False
+
+
+def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
+    """Register the built-in plugins (after everything else: they are ``trylast``)."""
+    from .builtin_plugins import BUILTINS
+    from .manager import PluginRecord
+
+    for modname in names if names is not None else BUILTINS:
+        name = f"builtin:{modname}"
+        try:
+            module = importlib.import_module(f"{__package__}.builtin_plugins.{modname}")
+            plugin = module.setup(hooks)
+        except Exception as exc:
+            log.warning("built-in plugin %r failed to start: %s", modname, _describe(exc))
+            hooks.record(PluginRecord(name=name, source="builtin", status="failed", error=_describe(exc)))
+            continue
+        if plugin is not None:
+            hooks.register(plugin, name, source="builtin", path=getattr(module, "__file__", None))
+
+
+def safe_mode() -> bool:
+    """True when ``HERMES_SAFE_MODE`` asks for a run without any third-party hook."""
+    return env_flag("HERMES_SAFE_MODE")
+
+
+__all__ = ["Candidate", "discover", "load_plugins", "load_builtins"]

@@ -1,0 +1,474 @@
+"""Model events: the user's prompt, each model call, the model's output, and the stop gate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_hooks.markers import event
+
+
+@event(
+    "context",
+    aliases=("before_llm_call",),
+    example={
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "turn_id": "test-turn",
+        "user_message": "What is the weather?",
+        "conversation_history": [],
+        "is_first_turn": True,
+        "model": "gpt-4",
+        "platform": "cli",
+        "sender_id": "user-1",
+    },
+)
+def pre_llm_call(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    user_message: str,
+    conversation_history: list[dict[str, Any]],
+    is_first_turn: bool,
+    model: str,
+    platform: str,
+    sender_id: str,
+    transcript_path: str | None,
+) -> Any:
+    """Called once per user turn, before the first model call of the turn.
+
+    :param session_id: the conversation.
+    :param task_id: the task (agent run).
+    :param turn_id: this turn's id.
+    :param user_message: the user's message for this turn.
+    :param conversation_history: the messages so far (read only).
+    :param is_first_turn: true on the first turn of the session.
+    :param model: the model about to be called.
+    :param platform: where the user is (``"cli"``, ``"telegram"``, ...).
+    :param sender_id: the platform's id of the user, when known.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return text to add to this turn's context (the host adds it to the user message, never the
+    system prompt, so the prompt cache survives): a string, ``{"context": str}``, or ``None``.
+    Combining: every hook runs; non-empty texts are joined with a blank line in call order.
+    On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def pre_llm_call(is_first_turn):
+            if is_first_turn:
+                return "The user's timezone is Europe/Paris."
+    """
+
+
+@event(
+    "observe",
+    aliases=("after_llm_call",),
+    example={
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "turn_id": "test-turn",
+        "user_message": "What is the weather?",
+        "assistant_response": "Sunny.",
+        "conversation_history": [],
+        "model": "gpt-4",
+        "platform": "cli",
+    },
+)
+def post_llm_call(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    user_message: str,
+    assistant_response: str,
+    conversation_history: list[dict[str, Any]],
+    model: str,
+    platform: str,
+    transcript_path: str | None,
+) -> None:
+    """Called once per user turn, after the model gave its final answer for the turn.
+
+    :param session_id: the conversation.
+    :param task_id: the task.
+    :param turn_id: this turn's id.
+    :param user_message: the user's message for this turn.
+    :param assistant_response: the model's final answer.
+    :param conversation_history: the messages of the session (read only).
+    :param model: the model that answered.
+    :param platform: where the user is.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def post_llm_call(session_id, assistant_response):
+            audit_log.write(f"{session_id}: {len(assistant_response)} chars\\n")
+    """
+
+
+@event(
+    "transform",
+    value="response_text",
+    example={
+        "response_text": "The answer is 42.",
+        "session_id": "test-session",
+        "model": "gpt-4",
+        "platform": "cli",
+    },
+)
+def transform_llm_output(
+    response_text: str, session_id: str, model: str, platform: str, transcript_path: str | None
+) -> Any:
+    """Called before the model's final answer is shown to the user; may rewrite it.
+
+    :param response_text: the current answer text (after earlier hooks' rewrites).
+    :param session_id: the conversation.
+    :param model: the model that answered.
+    :param platform: where the user is.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return a non-empty string to replace the text; ``None`` or an empty string leaves it unchanged.
+    Combining: a pipeline, in call order. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def transform_llm_output(response_text):
+            return response_text.replace("utilize", "use")
+    """
+
+
+@event(
+    "decide",
+    aliases=("UserPromptSubmit", "on_user_input"),
+    example={
+        "user_message": "deploy to production",
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "platform": "cli",
+        "sender_id": "user-1",
+    },
+)
+def user_prompt_submit(
+    user_message: str,
+    session_id: str,
+    task_id: str,
+    platform: str,
+    sender_id: str,
+    transcript_path: str | None,
+) -> Any:
+    """Called when the user submits a prompt, before the agent sees it.
+
+    :param user_message: the prompt (after earlier hooks' rewrites).
+    :param session_id: the conversation.
+    :param task_id: the task.
+    :param platform: where the user is.
+    :param sender_id: the platform's id of the user, when known.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return ``None`` for no opinion, a string (context for the model), or a dict with any of:
+    ``{"action": "block", "message": str}`` (the prompt is refused; Claude Code's
+    ``{"decision": "block", "reason": str}`` too), ``{"text": str}`` (rewrite the prompt),
+    ``{"context": str}`` (Claude Code ``hookSpecificOutput.additionalContext`` too).
+
+    Combining: every hook runs, into one :class:`~hermes_hooks.PromptDecision`: a block wins and
+    the first block's message is kept; rewrites apply in call order (each hook sees the prompt as
+    rewritten so far); contexts are joined with a blank line. On failure: fail open, or a block
+    when ``fail_closed`` is set.
+
+    Example::
+
+        @hookimpl
+        def user_prompt_submit(user_message):
+            if "password" in user_message.lower():
+                return {"action": "block", "message": "Please do not paste passwords."}
+    """
+
+
+@event(
+    "transform",
+    value="messages",
+    example={
+        "messages": [{"role": "user", "content": "hi"}],
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "model": "gpt-4",
+    },
+)
+def transform_messages(
+    messages: list[dict[str, Any]],
+    session_id: str,
+    task_id: str,
+    model: str,
+    transcript_path: str | None,
+) -> Any:
+    """Called before every model call with the message list about to be sent; may rewrite it.
+
+    :param messages: the current message list (after earlier hooks' rewrites). Return a new list
+        rather than mutating it.
+    :param session_id: the conversation.
+    :param task_id: the task.
+    :param model: the model about to be called.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return a list to replace the messages, or ``None`` to leave them unchanged (a non-list is
+    ignored). Combining: a pipeline, in call order. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def transform_messages(messages):
+            return [m for m in messages if m.get("role") != "debug"]
+    """
+
+
+@event(
+    "first",
+    aliases=("Stop", "stop"),
+    can_block=True,
+    example={
+        "session_id": "test-session",
+        "platform": "cli",
+        "model": "gpt-4",
+        "coding": True,
+        "attempt": 0,
+        "final_response": "All done - the change is applied.",
+        "changed_paths": ["src/app.py"],
+        "stop_hook_active": False,
+    },
+)
+def pre_verify(
+    session_id: str,
+    platform: str,
+    model: str,
+    coding: bool,
+    attempt: int,
+    final_response: str,
+    changed_paths: list[str],
+    stop_hook_active: bool,
+    transcript_path: str | None,
+) -> Any:
+    """Called when the agent is about to stop and answer; may keep it working.
+
+    :param session_id: the conversation.
+    :param platform: where the user is.
+    :param model: the model.
+    :param coding: true when the agent edited code this turn.
+    :param attempt: how many times a hook already kept the agent going this turn.
+    :param final_response: the answer the agent is about to give.
+    :param changed_paths: files the agent changed this turn.
+    :param stop_hook_active: true when the agent is already continuing because of a stop hook
+        (Claude Code's ``Stop`` field); check it to avoid endless loops.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return ``{"action": "continue", "message": "what to do next"}`` to keep the agent working
+    (Claude Code's ``{"decision": "block", "reason": ...}`` means the same), or ``None`` to let it
+    stop. A continue without a non-empty message is ignored.
+
+    Combining: stops at the first valid answer (pluggy ``firstresult``).
+    On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def pre_verify(coding, attempt):
+            if coding and attempt == 0:
+                return {"action": "continue", "message": "Run the test suite before finishing."}
+    """
+
+
+_API_EXAMPLE = {
+    "session_id": "test-session",
+    "task_id": "test-task",
+    "turn_id": "test-turn",
+    "api_request_id": "test-request",
+    "platform": "cli",
+    "model": "claude-sonnet-4-6",
+    "provider": "anthropic",
+    "base_url": "https://api.anthropic.com",
+    "api_mode": "anthropic_messages",
+    "api_call_count": 1,
+}
+
+
+@event(
+    "observe",
+    example={
+        **_API_EXAMPLE,
+        "message_count": 4,
+        "tool_count": 12,
+        "approx_input_tokens": 2048,
+        "request_char_count": 8192,
+        "max_tokens": 4096,
+    },
+)
+def pre_api_request(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    api_request_id: str,
+    platform: str,
+    model: str,
+    provider: str,
+    base_url: str,
+    api_mode: str,
+    api_call_count: int,
+    message_count: int,
+    tool_count: int,
+    approx_input_tokens: int,
+    request_char_count: int,
+    max_tokens: int,
+    started_at: float,
+    request: dict[str, Any],
+    request_messages: list[dict[str, Any]],
+    conversation_history: list[dict[str, Any]],
+    user_message: str,
+    middleware_trace: list[dict[str, Any]],
+    transcript_path: str | None,
+) -> None:
+    """Called before every HTTP request to the model provider (several per turn with tools).
+
+    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
+    :param api_request_id: this request's id.
+    :param platform: where the user is. :param model: the model. :param provider: the provider.
+    :param base_url: the provider's endpoint. :param api_mode: the wire API in use.
+    :param api_call_count: the request's number within the turn.
+    :param message_count: messages sent. :param tool_count: tools offered.
+    :param approx_input_tokens: estimated prompt size. :param request_char_count: request size.
+    :param max_tokens: the output budget. :param started_at: a ``time.time()`` stamp.
+    :param request: the request body. :param request_messages: the messages in it.
+    :param conversation_history: the session's messages. :param user_message: the turn's prompt.
+    :param middleware_trace: what the host's middleware did.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def pre_api_request(model, approx_input_tokens):
+            metrics.gauge("prompt_tokens", approx_input_tokens, tags={"model": model})
+    """
+
+
+@event(
+    "observe",
+    example={
+        **_API_EXAMPLE,
+        "api_duration": 1.234,
+        "finish_reason": "stop",
+        "message_count": 4,
+        "response_model": "claude-sonnet-4-6",
+        "usage": {"input_tokens": 2048, "output_tokens": 512},
+        "assistant_content_chars": 1200,
+        "assistant_tool_call_count": 0,
+    },
+)
+def post_api_request(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    api_request_id: str,
+    platform: str,
+    model: str,
+    provider: str,
+    base_url: str,
+    api_mode: str,
+    api_call_count: int,
+    api_duration: float,
+    finish_reason: str,
+    message_count: int,
+    response_model: str,
+    usage: dict[str, Any],
+    assistant_content_chars: int,
+    assistant_tool_call_count: int,
+    assistant_message: dict[str, Any],
+    response: Any,
+    started_at: float,
+    ended_at: float,
+    transcript_path: str | None,
+) -> None:
+    """Called after every successful HTTP request to the model provider.
+
+    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
+    :param api_request_id: the request's id. :param platform: where the user is.
+    :param model: the model asked. :param provider: the provider. :param base_url: the endpoint.
+    :param api_mode: the wire API. :param api_call_count: the request's number within the turn.
+    :param api_duration: seconds the request took. :param finish_reason: why the model stopped.
+    :param message_count: messages sent. :param response_model: the model that answered.
+    :param usage: token counts. :param assistant_content_chars: answer size.
+    :param assistant_tool_call_count: tool calls in the answer.
+    :param assistant_message: the answer message. :param response: the raw response object.
+    :param started_at: start stamp. :param ended_at: end stamp.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def post_api_request(usage, model):
+            costs.add(model, usage)
+    """
+
+
+@event(
+    "observe",
+    example={
+        **_API_EXAMPLE,
+        "api_duration": 30.0,
+        "error": "ReadTimeout",
+        "reason": "timeout",
+        "status_code": None,
+        "retryable": True,
+        "retry_count": 1,
+        "max_retries": 3,
+    },
+)
+def api_request_error(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    api_request_id: str,
+    platform: str,
+    model: str,
+    provider: str,
+    base_url: str,
+    api_mode: str,
+    api_call_count: int,
+    api_duration: float,
+    error: str,
+    reason: str,
+    status_code: int | None,
+    retryable: bool,
+    retry_count: int,
+    max_retries: int,
+    request: dict[str, Any],
+    started_at: float,
+    ended_at: float,
+    transcript_path: str | None,
+) -> None:
+    """Called when an HTTP request to the model provider failed (before any retry).
+
+    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
+    :param api_request_id: the request's id. :param platform: where the user is.
+    :param model: the model. :param provider: the provider. :param base_url: the endpoint.
+    :param api_mode: the wire API. :param api_call_count: the request's number within the turn.
+    :param api_duration: seconds until the failure. :param error: the error text.
+    :param reason: a short classification (``"timeout"``, ``"rate_limit"``, ...).
+    :param status_code: the HTTP status, when there was one. :param retryable: whether the host
+        will retry. :param retry_count: retries so far. :param max_retries: the retry budget.
+    :param request: the request body. :param started_at: start stamp. :param ended_at: end stamp.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def api_request_error(provider, status_code):
+            if status_code == 429:
+                alerts.send(f"{provider} is rate limiting us")
+    """

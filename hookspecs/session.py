@@ -1,0 +1,338 @@
+"""Session events: start and end of a conversation, sub-agents, compaction and notifications."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_hooks.markers import event
+
+
+@event(
+    "context",
+    aliases=("SessionStart", "session_start"),
+    example={"session_id": "test-session", "model": "gpt-4", "platform": "cli", "source": "startup"},
+)
+def on_session_start(
+    session_id: str, model: str, platform: str, source: str, transcript_path: str | None
+) -> Any:
+    """Called when a new session starts, before the first user turn.
+
+    :param session_id: the new conversation's id.
+    :param model: the model the session uses.
+    :param platform: where the user is (``"cli"``, ``"telegram"``, ...).
+    :param source: why the session started (Claude Code's ``startup``, ``resume``, ``clear``,
+        ``compact``), when the host knows.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return text the host may inject once into the session's context (a string or
+    ``{"context": str}``), or ``None``. Combining: every hook runs; non-empty texts are joined with
+    a blank line in call order. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def on_session_start():
+            return "Project conventions: run `make check` before committing."
+    """
+
+
+@event(
+    "observe",
+    aliases=("SessionEnd", "session_end"),
+    example={
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "turn_id": "test-turn",
+        "api_request_id": "test-request",
+        "completed": True,
+        "interrupted": False,
+        "model": "gpt-4",
+        "platform": "cli",
+        "reason": "exit",
+    },
+)
+def on_session_end(
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    api_request_id: str,
+    completed: bool,
+    interrupted: bool,
+    model: str,
+    platform: str,
+    reason: str,
+    transcript_path: str | None,
+) -> None:
+    """Called when an agent run of the session ends (the user left, or the run finished).
+
+    :param session_id: the conversation. :param task_id: the task. :param turn_id: the last turn.
+    :param api_request_id: the last API request.
+    :param completed: true when the run finished normally.
+    :param interrupted: true when the user interrupted it.
+    :param model: the model. :param platform: where the user is.
+    :param reason: why it ended (``"exit"``, ``"clear"``, ``"logout"``, ...).
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def on_session_end(session_id, completed):
+            audit_log.write(f"{session_id} ended, completed={completed}\\n")
+    """
+
+
+_SWITCH_EXAMPLE = {
+    "session_id": "test-session",
+    "old_session_id": "test-session",
+    "new_session_id": "test-session-2",
+    "platform": "cli",
+    "reason": "new",
+}
+
+
+@event("observe", example=_SWITCH_EXAMPLE)
+def on_session_finalize(
+    session_id: str,
+    old_session_id: str,
+    new_session_id: str,
+    platform: str,
+    reason: str,
+    transcript_path: str | None,
+) -> None:
+    """Called once when a session is closed for good (flushed, archived), after its last run.
+
+    :param session_id: the session being finalized. :param old_session_id: the same, when the
+        finalize is part of a switch. :param new_session_id: the session that replaces it, if any.
+    :param platform: where the user is. :param reason: why (``"new"``, ``"shutdown"``, ...).
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def on_session_finalize(session_id):
+            uploader.flush(session_id)
+    """
+
+
+@event("observe", example=_SWITCH_EXAMPLE)
+def on_session_reset(
+    session_id: str,
+    old_session_id: str,
+    new_session_id: str,
+    platform: str,
+    reason: str,
+    transcript_path: str | None,
+) -> None:
+    """Called when the user resets the conversation (``/new``, ``/reset``).
+
+    :param session_id: the session now current. :param old_session_id: the session left behind.
+    :param new_session_id: the fresh session. :param platform: where the user is.
+    :param reason: what triggered the reset.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def on_session_reset(old_session_id, new_session_id):
+            memory.carry_over(old_session_id, new_session_id)
+    """
+
+
+@event(
+    "observe",
+    aliases=("SubagentStart",),
+    example={
+        "parent_session_id": "parent-sess",
+        "parent_turn_id": "parent-turn",
+        "parent_subagent_id": None,
+        "child_session_id": "child-sess",
+        "child_subagent_id": "sub-1",
+        "child_role": "researcher",
+        "child_goal": "Find the failing test",
+    },
+)
+def subagent_start(
+    parent_session_id: str,
+    parent_turn_id: str,
+    parent_subagent_id: str | None,
+    child_session_id: str,
+    child_subagent_id: str,
+    child_role: str | None,
+    child_goal: str,
+    transcript_path: str | None,
+) -> None:
+    """Called when the agent starts a sub-agent.
+
+    :param parent_session_id: the delegating session. :param parent_turn_id: its turn.
+    :param parent_subagent_id: the parent's own sub-agent id when it is itself a sub-agent.
+    :param child_session_id: the sub-agent's session. :param child_subagent_id: its id.
+    :param child_role: its role, if any. :param child_goal: what it was asked to do.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def subagent_start(child_role, child_goal):
+            print(f"sub-agent {child_role}: {child_goal}")
+    """
+
+
+@event(
+    "observe",
+    aliases=("SubagentStop",),
+    example={
+        "parent_session_id": "parent-sess",
+        "parent_turn_id": "parent-turn",
+        "child_session_id": "child-sess",
+        "child_role": None,
+        "child_summary": "Synthetic summary for hooks test",
+        "child_status": "completed",
+        "duration_ms": 1234,
+    },
+)
+def subagent_stop(
+    parent_session_id: str,
+    parent_turn_id: str,
+    child_session_id: str,
+    child_role: str | None,
+    child_summary: str,
+    child_status: str,
+    duration_ms: int,
+    transcript_path: str | None,
+) -> None:
+    """Called when a sub-agent finished (or failed, or was cancelled).
+
+    :param parent_session_id: the delegating session. :param parent_turn_id: its turn.
+    :param child_session_id: the sub-agent's session. :param child_role: its role, if any.
+    :param child_summary: what it reported back. :param child_status: ``"completed"``,
+        ``"failed"``, ``"cancelled"``, ... :param duration_ms: how long it ran.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def subagent_stop(child_status, duration_ms):
+            metrics.timing("subagent", duration_ms, tags={"status": child_status})
+    """
+
+
+@event(
+    "first",
+    aliases=("PreCompact", "pre_compact"),
+    can_block=True,
+    example={
+        "session_id": "test-session",
+        "trigger": "auto",
+        "message_count": 120,
+        "token_count": 180000,
+        "custom_instructions": "",
+    },
+)
+def pre_compress(
+    session_id: str,
+    trigger: str,
+    message_count: int,
+    token_count: int,
+    custom_instructions: str,
+    transcript_path: str | None,
+) -> Any:
+    """Called before the host compacts (summarises) the conversation to free context.
+
+    :param session_id: the conversation.
+    :param trigger: ``"auto"`` (the context is full) or ``"manual"`` (the user asked).
+    :param message_count: messages about to be compacted. :param token_count: their size.
+    :param custom_instructions: what the user asked the summary to keep, if anything.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return ``None`` to let the host summarise, ``{"action": "block", "message": str}`` to veto
+    the compaction, ``{"summary": str}`` to supply the summary yourself, or ``{"context": str}`` to
+    give the summariser extra guidance. Combining: stops at the first valid answer (pluggy
+    ``firstresult``). On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def pre_compress(trigger):
+            return {"context": "Keep every file path and every failing test name."}
+    """
+
+
+@event(
+    "observe",
+    aliases=("PostCompact", "post_compact"),
+    example={
+        "session_id": "test-session",
+        "trigger": "auto",
+        "summary": "The user is fixing a flaky test.",
+        "tokens_before": 180000,
+        "tokens_after": 12000,
+    },
+)
+def post_compress(
+    session_id: str,
+    trigger: str,
+    summary: str,
+    tokens_before: int,
+    tokens_after: int,
+    transcript_path: str | None,
+) -> None:
+    """Called after the conversation was compacted.
+
+    :param session_id: the conversation. :param trigger: ``"auto"`` or ``"manual"``.
+    :param summary: the summary that replaced the old messages.
+    :param tokens_before: context size before. :param tokens_after: context size after.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def post_compress(tokens_before, tokens_after):
+            print(f"compacted {tokens_before} -> {tokens_after} tokens")
+    """
+
+
+@event(
+    "observe",
+    aliases=("Notification",),
+    example={
+        "level": "warning",
+        "message": "Claude needs your permission to use Bash",
+        "session_id": "test-session",
+        "notification_type": "permission_prompt",
+    },
+)
+def notification(
+    level: str,
+    message: str,
+    session_id: str,
+    notification_type: str,
+    transcript_path: str | None,
+) -> None:
+    """Called when the host wants to tell the user something outside the conversation.
+
+    :param level: ``"error"``, ``"warning"`` or ``"info"``.
+    :param message: the text. :param session_id: the conversation, if any.
+    :param notification_type: Claude Code's kind (``"permission_prompt"``, ``"idle_prompt"``, ...).
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return values are ignored; every hook runs. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def notification(level, message):
+            if level == "error":
+                desktop_notify(message)
+    """

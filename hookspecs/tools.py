@@ -1,0 +1,245 @@
+"""Tool events: before and after every tool call, and rewriting what a tool returned."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hermes_hooks.markers import event
+
+
+@event(
+    "decide",
+    aliases=("PreToolUse", "pre_tool_use", "before_tool_call"),
+    example={
+        "tool_name": "terminal",
+        "args": {"command": "echo hello"},
+        "task_id": "test-task",
+        "session_id": "test-session",
+        "tool_call_id": "test-call",
+        "turn_id": "test-turn",
+        "api_request_id": "test-request",
+        "middleware_trace": [],
+    },
+)
+def pre_tool_call(
+    tool_name: str,
+    args: dict[str, Any],
+    task_id: str,
+    session_id: str,
+    tool_call_id: str,
+    turn_id: str,
+    api_request_id: str,
+    middleware_trace: list[dict[str, Any]],
+    transcript_path: str | None,
+) -> Any:
+    """Called before the host runs a tool, once per tool call.
+
+    :param tool_name: the host's name of the tool (``"terminal"``, ``"write_file"``, ...).
+    :param args: the arguments the model gave the tool. Do not mutate it; return a rewrite instead.
+    :param task_id: the task (agent run) the call belongs to.
+    :param session_id: the conversation the call belongs to.
+    :param tool_call_id: the model's id of this call (Claude Code ``tool_use_id``).
+    :param turn_id: the model turn that asked for the call.
+    :param api_request_id: the API request whose answer contained the call.
+    :param middleware_trace: what the host's middleware did to the call so far.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return ``None`` for no opinion, or one of:
+
+    - ``{"action": "block", "message": "why"}``: the tool does not run and the model sees
+      ``message`` as the tool result. A block without a non-empty string message is ignored
+      (Hermes does the same: the message is what the model reads).
+    - ``{"action": "approve", "message": "why", "rule_key": "terminal:rm"}``: ask a human first;
+      ``rule_key`` is the grain an "always" answer is remembered at.
+    - ``{"action": "allow"}``: skip the host's own approval prompt for this call.
+    - ``{"action": "modify", "args": {...}}``: rewrite the arguments (shallow-merged).
+    - Claude Code's ``{"decision": "block", "reason": ...}`` and
+      ``{"hookSpecificOutput": {"permissionDecision": "deny"|"ask"|"allow"|"defer", ...}}``,
+      docker-agent's ``{"hook_specific_output": {...}}``, or a :class:`~hermes_hooks.ToolDecision`.
+
+    Combining: every hook runs; the answers become one :class:`~hermes_hooks.ToolDecision` with
+    **block > approve > allow > no opinion**, whatever the order the hooks ran in. Within a rank the
+    first hook in call order supplies ``message`` and ``source``. Rewritten args are shallow-merged
+    in call order and dropped when the call is blocked; ``context`` texts are joined.
+
+    On failure: a hook that raises is skipped (fail open), unless its plugin or the config asks
+    for ``fail_closed``, which turns the failure into a block naming the hook.
+
+    Example::
+
+        @hookimpl
+        def pre_tool_call(tool_name, args):
+            if tool_name == "terminal" and "rm -rf /" in args.get("command", ""):
+                return {"action": "block", "message": "refusing to delete the root filesystem"}
+    """
+
+
+@event(
+    "context",
+    aliases=("PostToolUse", "PostToolUseFailure", "post_tool_use", "after_tool_call"),
+    example={
+        "tool_name": "terminal",
+        "args": {"command": "echo hello"},
+        "task_id": "test-task",
+        "session_id": "test-session",
+        "tool_call_id": "test-call",
+        "turn_id": "test-turn",
+        "api_request_id": "test-request",
+        "result": '{"output": "hello"}',
+        "duration_ms": 42,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+        "middleware_trace": [],
+    },
+)
+def post_tool_call(
+    tool_name: str,
+    args: dict[str, Any],
+    task_id: str,
+    session_id: str,
+    tool_call_id: str,
+    turn_id: str,
+    api_request_id: str,
+    result: str,
+    duration_ms: int,
+    status: str,
+    error_type: str | None,
+    error_message: str | None,
+    middleware_trace: list[dict[str, Any]],
+    transcript_path: str | None,
+) -> Any:
+    """Called after a tool call finished, failed or was blocked.
+
+    :param tool_name: the tool's name, as in :func:`pre_tool_call`.
+    :param args: the arguments the tool ran with (after rewrites).
+    :param task_id: the task the call belongs to.
+    :param session_id: the conversation the call belongs to.
+    :param tool_call_id: the model's id of this call.
+    :param turn_id: the model turn that asked for the call.
+    :param api_request_id: the API request whose answer contained the call.
+    :param result: what the tool returned, as the string the model will see.
+    :param duration_ms: how long the tool ran.
+    :param status: ``"ok"``, ``"error"`` or ``"blocked"``.
+    :param error_type: the exception class name when ``status`` is ``"error"``.
+    :param error_message: the error text when ``status`` is ``"error"``.
+    :param middleware_trace: what the host's middleware did to the call.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return ``None`` to only observe, or feedback for the model: a string, ``{"context": str}``,
+    Claude Code's ``{"decision": "block", "reason": str}`` or
+    ``{"hookSpecificOutput": {"additionalContext": str}}``. The host appends the feedback to the
+    tool result the model sees. Return values of Hermes-style ``register_hook`` callbacks are
+    ignored, as Hermes ignores them.
+
+    Combining: every hook runs; non-empty texts are joined with a blank line in call order.
+    On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def post_tool_call(tool_name, status, error_message):
+            if status == "error":
+                return f"{tool_name} failed: {error_message}. Check the arguments before retrying."
+    """
+
+
+@event(
+    "transform",
+    value="result",
+    aliases=("transform_tool_output",),
+    example={
+        "tool_name": "terminal",
+        "args": {"command": "cat .env"},
+        "result": '{"output": "API_KEY=sk-123"}',
+        "task_id": "test-task",
+        "session_id": "test-session",
+        "tool_call_id": "test-call",
+        "turn_id": "test-turn",
+        "api_request_id": "test-request",
+        "duration_ms": 12,
+        "status": "ok",
+        "error_type": None,
+        "error_message": None,
+    },
+)
+def transform_tool_result(
+    tool_name: str,
+    args: dict[str, Any],
+    result: str,
+    task_id: str,
+    session_id: str,
+    tool_call_id: str,
+    turn_id: str,
+    api_request_id: str,
+    duration_ms: int,
+    status: str,
+    error_type: str | None,
+    error_message: str | None,
+    transcript_path: str | None,
+) -> Any:
+    """Called after a tool returned, before the model sees its result; may rewrite it.
+
+    :param tool_name: the tool's name.
+    :param args: the arguments the tool ran with.
+    :param result: the current result string (after earlier hooks' rewrites).
+    :param task_id: the task the call belongs to.
+    :param session_id: the conversation the call belongs to.
+    :param tool_call_id: the model's id of this call.
+    :param turn_id: the model turn that asked for the call.
+    :param api_request_id: the API request whose answer contained the call.
+    :param duration_ms: how long the tool ran.
+    :param status: ``"ok"``, ``"error"`` or ``"blocked"``.
+    :param error_type: the exception class name on error.
+    :param error_message: the error text on error.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return a string to replace the result, or ``None`` to leave it unchanged (a non-string is
+    ignored). Combining: a pipeline; each hook gets the result as the previous hooks left it.
+    On failure: the hook is skipped and the value passes on unchanged.
+
+    Example::
+
+        @hookimpl
+        def transform_tool_result(result):
+            return result.replace("sk-123", "[redacted]")
+    """
+
+
+@event(
+    "transform",
+    value="output",
+    example={
+        "command": "ls -la",
+        "output": "total 0\n",
+        "returncode": 0,
+        "task_id": "test-task",
+        "env_type": "local",
+    },
+)
+def transform_terminal_output(
+    command: str,
+    output: str,
+    returncode: int,
+    task_id: str,
+    env_type: str,
+    transcript_path: str | None,
+) -> Any:
+    """Called after the terminal tool ran a command, before its output is packaged for the model.
+
+    :param command: the command line that ran.
+    :param output: the current output text (after earlier hooks' rewrites).
+    :param returncode: the command's exit status.
+    :param task_id: the task the call belongs to.
+    :param env_type: where the command ran (``"local"``, ``"docker"``, ``"ssh"``, ...).
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return a string to replace the output, or ``None`` to leave it unchanged.
+    Combining: a pipeline, in call order. On failure: the hook is skipped.
+
+    Example::
+
+        @hookimpl
+        def transform_terminal_output(output):
+            return output[-20000:]  # keep the tail of very long outputs
+    """
