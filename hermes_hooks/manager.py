@@ -222,6 +222,7 @@ class Hooks:
                 self.pm.unregister(plugin, name=name)
             self.records.pop(name, None)
             self.registries.drop(name)
+            self.bus.drop(name)
             self._rebuild()
 
     def record(self, rec: PluginRecord) -> None:

@@ -1,0 +1,68 @@
+"""Shared helpers for the core tests: writing plugin directories into a temporary home."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty hermes home; HERMES_* switches cleared so the machine's env cannot leak in."""
+    for var in (
+        "HERMES_HOME",
+        "HERMES_SAFE_MODE",
+        "HERMES_HOOKS_DISABLED",
+        "HERMES_HOOKS_PLUGINS",
+        "HERMES_HOOKS_DISABLE_AUTOLOAD",
+        "HERMES_ENABLE_PROJECT_PLUGINS",
+        "HERMES_ACCEPT_HOOKS",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    path = tmp_path / "home"
+    (path / "plugins").mkdir(parents=True)
+    return path
+
+
+def write_plugin(
+    root: Path, dirname: str, code: str, manifest: str | None = "", files: dict[str, str] | None = None
+) -> Path:
+    """Write ``root/plugins/<dirname>/`` with ``__init__.py`` (and plugin.yaml unless None)."""
+    pdir = root / "plugins" / dirname
+    pdir.mkdir(parents=True, exist_ok=True)
+    (pdir / "__init__.py").write_text(textwrap.dedent(code))
+    if manifest is not None:
+        (pdir / "plugin.yaml").write_text(textwrap.dedent(manifest) or f"name: {dirname}\n")
+    for name, text in (files or {}).items():
+        (pdir / name).write_text(textwrap.dedent(text))
+    return pdir
+
+
+@pytest.fixture
+def plugin_dir(home: Path) -> Callable[..., Path]:
+    """``plugin_dir(dirname, code, manifest="")`` writes a plugin directory into the home."""
+
+    def make(dirname: str, code: str, manifest: str | None = "", **kw: Any) -> Path:
+        return write_plugin(home, dirname, code, manifest, **kw)
+
+    return make
+
+
+@pytest.fixture
+def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put tests/data/site (real *.dist-info distributions with entry points) on sys.path."""
+    import importlib
+    import sys
+
+    site = DATA / "site"
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    yield site
+    for mod in [m for m in sys.modules if m.startswith(("fake_hermes_plugin", "fake_native_plugin"))]:
+        del sys.modules[mod]

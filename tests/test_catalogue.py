@@ -1,0 +1,126 @@
+"""The event catalogue is read off the hookspecs, and everything else is derived from it."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hermes_hooks import catalogue
+from hermes_hooks.docgen import render_events_md
+
+ROOT = Path(__file__).resolve().parent.parent
+DESIGN_EVENTS = """pre_tool_call post_tool_call transform_tool_result transform_terminal_output pre_llm_call
+post_llm_call transform_llm_output user_prompt_submit transform_messages pre_verify pre_api_request
+post_api_request api_request_error on_session_start on_session_end on_session_finalize on_session_reset
+subagent_start subagent_stop pre_compress post_compress permission_request pre_approval_request
+post_approval_response pre_gateway_dispatch gateway_event notification kanban_task_claimed
+kanban_task_completed kanban_task_blocked""".split()
+
+
+def test_catalogue_has_every_design_event():
+    assert sorted(catalogue.events()) == sorted(DESIGN_EVENTS)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("pre_tool_call", "decide"),
+        ("post_tool_call", "context"),
+        ("transform_tool_result", "transform"),
+        ("pre_llm_call", "context"),
+        ("post_llm_call", "observe"),
+        ("user_prompt_submit", "decide"),
+        ("pre_verify", "first"),
+        ("on_session_start", "context"),
+        ("pre_compress", "first"),
+        ("permission_request", "first"),
+        ("pre_gateway_dispatch", "first"),
+        ("gateway_event", "decide"),
+    ],
+)
+def test_kinds(name, kind):
+    assert catalogue.events()[name].kind == kind
+
+
+CLAUDE = {
+    "PreToolUse": "pre_tool_call",
+    "PostToolUse": "post_tool_call",
+    "PostToolUseFailure": "post_tool_call",
+    "UserPromptSubmit": "user_prompt_submit",
+    "Stop": "pre_verify",
+    "SubagentStop": "subagent_stop",
+    "SubagentStart": "subagent_start",
+    "SessionStart": "on_session_start",
+    "SessionEnd": "on_session_end",
+    "PreCompact": "pre_compress",
+    "PostCompact": "post_compress",
+    "Notification": "notification",
+    "PermissionRequest": "permission_request",
+    "pre_tool_use": "pre_tool_call",
+    "post_tool_use": "post_tool_call",
+    "session_start": "on_session_start",
+    "session_end": "on_session_end",
+    "before_llm_call": "pre_llm_call",
+    "stop": "pre_verify",
+}
+
+
+@pytest.mark.parametrize(("alias", "target"), CLAUDE.items())
+def test_aliases(alias, target):
+    assert catalogue.resolve(alias) == target
+
+
+@pytest.mark.parametrize(
+    ("typo", "suggestion"),
+    [("pre_tools_call", "pre_tool_call"), ("PreToolUses", "PreToolUse"), ("on_sesion_start", "on_session_start")],
+)
+def test_did_you_mean(typo, suggestion):
+    assert catalogue.suggest(typo) == suggestion
+    with pytest.raises(catalogue.UnknownEvent, match=suggestion):
+        catalogue.resolve(typo)
+
+
+def test_every_event_documents_every_argument_and_has_an_example():
+    for info in catalogue.events().values():
+        for arg in info.args:
+            assert f":param {arg}:" in info.doc, f"{info.name}: argument {arg} undocumented"
+        assert "Example::" in info.doc, info.name
+        assert "Return" in info.doc, info.name
+        assert "On failure" in info.doc, info.name
+
+
+def test_every_event_takes_transcript_path():
+    assert all("transcript_path" in i.args for i in catalogue.events().values())
+
+
+def test_examples_only_use_declared_arguments():
+    for info in catalogue.events().values():
+        assert set(info.example) <= set(info.args), info.name
+        payload = catalogue.example_payload(info.name)
+        assert list(payload) == list(info.args) or set(payload) == set(info.args)
+
+
+def test_docs_page_is_generated_from_the_specs():
+    committed = (ROOT / "docs" / "events.md").read_text()
+    assert committed == render_events_md(), "run: python -m hermes_hooks.docgen docs/events.md"
+
+
+def test_docs_page_has_a_section_per_event():
+    text = (ROOT / "docs" / "events.md").read_text()
+    sections = re.findall(r"^### (\w+)$", text, flags=re.M)
+    assert sorted(sections) == sorted(catalogue.events())
+
+
+def test_events_json_cli_matches_catalogue():
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    out = CliRunner().invoke(hooks_group, ["events", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.output)
+    assert [d["name"] for d in data] == list(catalogue.events())
+    assert data[0]["aliases"] == ["PreToolUse", "pre_tool_use", "before_tool_call"]
