@@ -87,6 +87,7 @@ class _Impl:
     fail_closed: bool
     is_async: bool
     impl: Any
+    simple: bool = False  # positional call, sync, no keyword-only extras: the fast path
 
 
 def _accepts_var_keyword(fn: Callable[..., Any]) -> bool:
@@ -275,6 +276,7 @@ class Hooks:
                 impl=impl,
             )
         mode = _KW_ALL if _accepts_var_keyword(fn) else _POSITIONAL
+        is_async = inspect.iscoroutinefunction(fn)
         return _Impl(
             fn=fn,
             argnames=tuple(impl.argnames),
@@ -283,8 +285,9 @@ class Hooks:
             name=impl.plugin_name,
             hermes=False,
             fail_closed=fail_closed,
-            is_async=inspect.iscoroutinefunction(fn),
+            is_async=is_async,
             impl=impl,
+            simple=mode == _POSITIONAL and not impl.kwargnames and not is_async,
         )
 
     # ------------------------------------------------------------------ running hooks
@@ -303,14 +306,11 @@ class Hooks:
 
     def _invoke_one(self, impl: _Impl, kwargs: dict[str, Any]) -> Any:
         if impl.mode == _KW_ALL:
-            if impl.argnames:
-                return impl.fn(**kwargs)
             return impl.fn(**kwargs)
-        get = kwargs.get
         if impl.kwargnames:
             extra = {k: kwargs[k] for k in impl.kwargnames if k in kwargs}
-            return impl.fn(*[get(a) for a in impl.argnames], **extra)
-        return impl.fn(*[get(a) for a in impl.argnames])
+            return impl.fn(*map(kwargs.get, impl.argnames), **extra)
+        return impl.fn(*map(kwargs.get, impl.argnames))
 
     def _failed(self, impl: _Impl, event: str, exc: BaseException) -> HookFailed | None:
         self.failures[(impl.name, event)] += 1
@@ -327,19 +327,29 @@ class Hooks:
         return None
 
     def _results(self, event: str, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> list[tuple[_Impl, Any]]:
+        # The hot path: kept flat on purpose (see docs/performance.md).
         out: list[tuple[_Impl, Any]] = []
+        get = kwargs.get
         for impl in plan:
             try:
-                value = self._invoke_one(impl, kwargs)
+                if impl.simple:
+                    value = impl.fn(*map(get, impl.argnames))
+                elif impl.mode == _KW_ALL:
+                    value = impl.fn(**kwargs)
+                else:
+                    value = self._invoke_one(impl, kwargs)
+                if value is None:
+                    continue
                 if impl.is_async or _is_awaitable(value):
                     value = run_sync(value)
+                    if value is None:
+                        continue
             except (Exception, SystemExit) as exc:
                 failure = self._failed(impl, event, exc)
                 if failure is not None:
                     out.append((impl, failure))
                 continue
-            if value is not None:
-                out.append((impl, value))
+            out.append((impl, value))
         return out
 
     async def _aresults(
@@ -381,7 +391,10 @@ class Hooks:
             return self._first(info, plan, kwargs)
         if event == "user_prompt_submit":
             return self._prompt(info, plan, kwargs)
-        return _combine(info, self._results(event, plan, kwargs))
+        pairs = self._results(event, plan, kwargs)
+        if not pairs:
+            return _neutral(info, kwargs)
+        return _combine(info, pairs)
 
     async def acall(self, event: str, /, **kwargs: Any) -> Any:
         """Async twin of :meth:`call`: async hooks are awaited on the running loop."""
@@ -687,13 +700,18 @@ def _did_you_mean(name: str) -> str:
     return f" (did you mean {guess!r}?)" if guess else ""
 
 
+_NO_TOOL_DECISION = ToolDecision()
+_NO_PROMPT_DECISION = PromptDecision()
+_NO_COMMAND_DECISION = CommandDecision()
+
+
 def _neutral(info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
     if info.kind == "decide":
         if info.name == "pre_tool_call":
-            return ToolDecision()
+            return _NO_TOOL_DECISION
         if info.name == "user_prompt_submit":
-            return PromptDecision()
-        return CommandDecision()
+            return _NO_PROMPT_DECISION
+        return _NO_COMMAND_DECISION
     if info.kind == "transform":
         assert info.value is not None
         return kwargs.get(info.value)

@@ -1,0 +1,5 @@
+"""``python -m hermes_hooks`` runs the ``hermes hooks`` command line."""
+
+from .cli import main
+
+main()
