@@ -112,9 +112,14 @@ def run(quick: bool) -> tuple[str, dict]:
         summary[event] = {
             "no_hook_guarded_us": r0["has_hook_guard"],
             "one_hook_ratio": r1["hermes_hooks"] / r1["raw_pluggy"],
-            "per_hook_ratio": (r100["hermes_hooks"] - r1["hermes_hooks"]) / (r100["raw_pluggy"] - r1["raw_pluggy"]),
+            "per_hook_ratio": (r100["hermes_hooks"] - r1["hermes_hooks"])
+            / (r100["raw_pluggy"] - r1["raw_pluggy"]),
         }
-    lines += ["", "| event | no-hook event with has_hook (target ≤ 0.3 µs) | 1 hook vs pluggy (target ≤ 1.5×) | per-hook cost vs pluggy (target ≤ 1.2×) |", "| --- | ---: | ---: | ---: |"]
+    lines += [
+        "",
+        "| event | no-hook event with has_hook (target ≤ 0.3 µs) | 1 hook vs pluggy (target ≤ 1.5×) | per-hook cost vs pluggy (target ≤ 1.2×) |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     for event, s in summary.items():
         lines.append(
             f"| {event} | {s['no_hook_guarded_us']:.3f} µs | {s['one_hook_ratio']:.2f}× | {s['per_hook_ratio']:.2f}× |"
@@ -122,7 +127,9 @@ def run(quick: bool) -> tuple[str, dict]:
     return "\n".join(lines), summary
 
 
-def write_section(text: str, begin: str = "<!-- dispatch:begin -->", end: str = "<!-- dispatch:end -->") -> None:
+def write_section(
+    text: str, begin: str = "<!-- dispatch:begin -->", end: str = "<!-- dispatch:end -->"
+) -> None:
     path = Path(__file__).resolve().parent.parent / "docs" / "performance.md"
     current = path.read_text() if path.exists() else "# Performance\n\n"
     block = f"{begin}\n{text}\n{end}"

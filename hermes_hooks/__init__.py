@@ -50,7 +50,23 @@ _LAZY = {
     "CommandDecision": "results",
 }
 
-__all__ = ["load", "__version__", *_LAZY]
+__all__ = [
+    "load",
+    "__version__",
+    "hookimpl",
+    "hookspec",
+    "Hooks",
+    "PluginContext",
+    "HostUnavailable",
+    "UnknownEvent",
+    "ToolDecision",
+    "PromptDecision",
+    "PermissionAnswer",
+    "VerifyAnswer",
+    "CompressAnswer",
+    "DispatchAnswer",
+    "CommandDecision",
+]
 
 
 def __getattr__(name: str) -> Any:

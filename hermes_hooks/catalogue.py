@@ -58,9 +58,9 @@ class UnknownEvent(ValueError):
 
 def spec_modules() -> list[ModuleType]:
     """The hookspec modules, in family order."""
-    from . import hookspecs
-
-    return [importlib.import_module(f"{hookspecs.__name__}.{f}") for f in hookspecs.FAMILIES]
+    package = f"{__package__}.hookspecs"
+    families: tuple[str, ...] = importlib.import_module(package).FAMILIES
+    return [importlib.import_module(f"{package}.{f}") for f in families]
 
 
 def _events_of(module: ModuleType) -> Iterable[EventInfo]:

@@ -17,7 +17,11 @@ import click
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "list": ("hermes_hooks.cli", "list_cmd", "Show every hook in the order it runs."),
     "events": ("hermes_hooks.cli", "events_cmd", "Show the event catalogue."),
-    "demo": ("hermes_hooks.demo", "demo_cmd", "Run a short agent session against the bundled example."),
+    "demo": (
+        "hermes_hooks.demo",
+        "demo_cmd",
+        "Run a short agent session against the bundled example.",
+    ),
 }
 
 
@@ -83,7 +87,9 @@ class State:
 )
 @click.version_option(package_name="hermes-hooks", prog_name="hermes-hooks")
 @click.pass_context
-def hooks_group(ctx: click.Context, home: str | None, config: str | None, accept_hooks: bool) -> None:
+def hooks_group(
+    ctx: click.Context, home: str | None, config: str | None, accept_hooks: bool
+) -> None:
     """Manage and inspect the hooks of an agent runtime: Python plugins, shell hooks and
     gateway hooks, through one dispatcher."""
     ctx.obj = State(home, accept_hooks, config)
@@ -139,7 +145,9 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
         hint = f" (did you mean {guess!r}?)" if guess else ""
         hooks = state.load()
         if not any(r["event"] == event for r in hooks.rows()):
-            raise click.UsageError(f"unknown event {event!r}{hint}; `hermes hooks events` lists them")
+            raise click.UsageError(
+                f"unknown event {event!r}{hint}; `hermes hooks events` lists them"
+            )
     hooks = state.load()
     rows = hooks.rows(include_builtin=show_all, event=event)
     if as_json:
@@ -150,8 +158,12 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     if not rows:
         where = hooks.config_path or (hooks.home / "config.yaml")
         click.echo(f"No hooks. Home: {hooks.home} (config: {where}).")
-        click.echo("Install a plugin (pip install hermes-hook-...), add plugins under <home>/plugins/,")
-        click.echo("or declare shell hooks in config.yaml; see `hermes hooks events` for what can be hooked.")
+        click.echo(
+            "Install a plugin (pip install hermes-hook-...), add plugins under <home>/plugins/,"
+        )
+        click.echo(
+            "or declare shell hooks in config.yaml; see `hermes hooks events` for what can be hooked."
+        )
         return
     table = []
     for r in rows:

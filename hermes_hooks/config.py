@@ -69,7 +69,10 @@ def read_yaml(path: Path) -> tuple[Any, str | None]:
         where = yaml_error_location(exc)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         at = f" at {where}" if where else ""
-        return None, f"{path}{at}: YAML syntax error: {problem}; fix the file (nothing from it was loaded)"
+        return (
+            None,
+            f"{path}{at}: YAML syntax error: {problem}; fix the file (nothing from it was loaded)",
+        )
 
 
 def load_config(

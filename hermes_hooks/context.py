@@ -6,9 +6,12 @@ plugin that raises halfway leaves nothing behind.
 
 from __future__ import annotations
 
+import bisect
 import inspect
+import itertools
 import logging
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,35 +109,77 @@ class PluginRegistries:
                     del reg._items[key]
 
 
+#: Subscription order across the whole process. A plugin context draws its number when it is
+#: created (in discovery order), so its listeners keep that place even though the loader commits
+#: plugins in reverse; a live subscription draws a fresh one.
+_ORDER = itertools.count()
+
+
 class EventBus:
     """Plugin-to-plugin messages: ``ctx.events.on(name, cb)`` and ``ctx.events.emit(name, payload)``.
 
-    Listeners run in subscription order; one that raises is logged and skipped; an async
-    listener is awaited (``emit`` runs it to completion, ``aemit`` awaits it on the running loop).
-    ``emit`` returns the listeners' non-``None`` results in order.
+    Delivery order: plugins' listeners in plugin discovery order (within a plugin, in the order it
+    subscribed), then later subscriptions (the host's, or a plugin's after it loaded) in the order
+    they were made. A listener that raises (any ``Exception``, or ``SystemExit``) is logged with its
+    owner and the message name, counted in :attr:`failures`, and skipped: the others still get the
+    message. An ``async`` listener is awaited: ``emit`` runs it to completion, ``aemit`` awaits it
+    on the running loop, one listener after the other. Both return the listeners' non-``None``
+    results in delivery order. Names are free-form strings (``"memory:saved"``); ``*`` is not a
+    wildcard here.
     """
 
     def __init__(self) -> None:
-        self._listeners: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {}
+        self._listeners: dict[str, list[tuple[int, str, Callable[[Any], Any]]]] = {}
         self._lock = threading.Lock()
+        #: Failures per ``(owner, message name)``.
+        self.failures: Counter[tuple[str, str]] = Counter()
 
-    def on(self, name: str, callback: Callable[[Any], Any], *, owner: str = "host") -> None:
+    def on(
+        self,
+        name: str,
+        callback: Callable[[Any], Any],
+        *,
+        owner: str = "host",
+        order: int | None = None,
+    ) -> None:
+        """Call ``callback(payload)`` for every message ``name``."""
+        if not callable(callback):
+            raise TypeError(f"events.on({name!r}, ...): the callback is not callable")
+        key = next(_ORDER) if order is None else order
         with self._lock:
-            self._listeners.setdefault(name, []).append((owner, callback))
+            entries = list(self._listeners.get(name, ()))
+            bisect.insort_right(entries, (key, owner, callback), key=lambda e: e[0])
+            self._listeners[name] = entries
 
     def off(self, name: str, callback: Callable[[Any], Any]) -> None:
+        """Stop calling ``callback`` for ``name``."""
         with self._lock:
-            self._listeners[name] = [p for p in self._listeners.get(name, []) if p[1] is not callback]
+            self._listeners[name] = [
+                e for e in self._listeners.get(name, []) if e[2] is not callback
+            ]
 
     def drop(self, owner: str) -> None:
+        """Forget every listener of ``owner`` (a plugin being unregistered)."""
         with self._lock:
             for name in list(self._listeners):
-                self._listeners[name] = [p for p in self._listeners[name] if p[0] != owner]
+                self._listeners[name] = [e for e in self._listeners[name] if e[1] != owner]
 
     def listeners(self, name: str) -> list[tuple[str, Callable[[Any], Any]]]:
-        return list(self._listeners.get(name, ()))
+        """``(owner, callback)`` pairs for ``name``, in delivery order."""
+        return [(owner, cb) for _, owner, cb in self._listeners.get(name, ())]
+
+    def _failed(self, owner: str, name: str, exc: BaseException) -> None:
+        self.failures[(owner, name)] += 1
+        log.warning(
+            "event listener of %r for %r failed: %s: %s (skipped)",
+            owner,
+            name,
+            type(exc).__name__,
+            exc,
+        )
 
     def emit(self, name: str, payload: Any = None) -> list[Any]:
+        """Deliver ``payload`` to every listener of ``name``; return their non-``None`` results."""
         from .manager import run_sync
 
         out = []
@@ -144,13 +189,14 @@ class EventBus:
                 if inspect.isawaitable(value):
                     value = run_sync(value)
             except (Exception, SystemExit) as exc:
-                log.warning("event listener of %r for %r failed: %s: %s", owner, name, type(exc).__name__, exc)
+                self._failed(owner, name, exc)
                 continue
             if value is not None:
                 out.append(value)
         return out
 
     async def aemit(self, name: str, payload: Any = None) -> list[Any]:
+        """:meth:`emit` for async code: async listeners are awaited on the running loop."""
         out = []
         for owner, cb in self.listeners(name):
             try:
@@ -158,7 +204,7 @@ class EventBus:
                 if inspect.isawaitable(value):
                     value = await value
             except (Exception, SystemExit) as exc:
-                log.warning("event listener of %r for %r failed: %s: %s", owner, name, type(exc).__name__, exc)
+                self._failed(owner, name, exc)
                 continue
             if value is not None:
                 out.append(value)
@@ -166,18 +212,38 @@ class EventBus:
 
 
 class _PluginEvents:
-    """``ctx.events``: the shared :class:`EventBus`, with this plugin as the owner."""
+    """``ctx.events``: the shared :class:`EventBus`, with this plugin as the owner.
 
-    def __init__(self, bus: EventBus, owner: str, pending: list[tuple[str, Callable[[Any], Any]]]):
-        self._bus, self._owner, self._pending = bus, owner, pending
+    Subscriptions made during ``register(ctx)`` wait for the plugin to load (a plugin whose
+    ``register`` raises leaves none behind); later ones take effect at once.
+    """
+
+    def __init__(
+        self, bus: EventBus, owner: str, pending: list[tuple[str, Callable[[Any], Any]]], order: int
+    ) -> None:
+        self._bus, self._owner, self._pending, self._order = bus, owner, pending, order
+        self._live = False
 
     def on(self, name: str, callback: Callable[[Any], Any]) -> None:
-        self._pending.append((name, callback))
+        """Call ``callback(payload)`` for every message ``name``."""
+        if not callable(callback):
+            raise TypeError(f"events.on({name!r}, ...): the callback is not callable")
+        if self._live:
+            self._bus.on(name, callback, owner=self._owner)
+        else:
+            self._pending.append((name, callback))
+
+    def _commit(self) -> None:
+        for name, cb in self._pending:
+            self._bus.on(name, cb, owner=self._owner, order=self._order)
+        self._live = True
 
     def emit(self, name: str, payload: Any = None) -> list[Any]:
+        """Deliver ``payload`` to every listener of ``name``; return their non-``None`` results."""
         return self._bus.emit(name, payload)
 
     async def aemit(self, name: str, payload: Any = None) -> list[Any]:
+        """:meth:`emit` for async code."""
         return await self._bus.aemit(name, payload)
 
 
@@ -208,7 +274,7 @@ class PluginContext:
         self.name = name
         self.manifest: dict[str, Any] = {"name": name, **dict(manifest or {})}
         self._pending = _Pending()
-        self.events = _PluginEvents(hooks.bus, name, self._pending.listeners)
+        self.events = _PluginEvents(hooks.bus, name, self._pending.listeners, next(_ORDER))
 
     # -- configuration -----------------------------------------------------------------
 
@@ -315,7 +381,10 @@ class PluginContext:
             clean,
             handler,
             self.name,
-            {"description": description or "Plugin command", "args_hint": (args_hint or "").strip()},
+            {
+                "description": description or "Plugin command",
+                "args_hint": (args_hint or "").strip(),
+            },
         )
 
     def register_cli_command(
@@ -360,7 +429,9 @@ class PluginContext:
             def register_extension(*args: Any, **kwargs: Any) -> None:
                 payload = args[0] if len(args) == 1 and not kwargs else {"args": args, **kwargs}
                 self._pending.extensions.append(Entry(kind, payload, self.name))
-                log.info("plugin %r registered %s (kept in hooks.extensions[%r])", self.name, kind, kind)
+                log.info(
+                    "plugin %r registered %s (kept in hooks.extensions[%r])", self.name, kind, kind
+                )
 
             return register_extension
         raise AttributeError(attr)
@@ -392,8 +463,16 @@ class PluginContext:
 
     # -- commit --------------------------------------------------------------------------
 
-    def _commit(self, *, fail_closed: bool = False, priority: int = 0, source: str, path: str | None,
-                version: str | None, description: str = "") -> None:
+    def _commit(
+        self,
+        *,
+        fail_closed: bool = False,
+        priority: int = 0,
+        source: str,
+        path: str | None,
+        version: str | None,
+        description: str = "",
+    ) -> None:
         """Register everything collected during ``register(ctx)``."""
         hooks = self._hooks
         plugin = _hermes_plugin_object(self._pending.hooks)
@@ -427,11 +506,16 @@ class PluginContext:
                         )
                     target._items[key] = entry
             for entry in self._pending.middleware:
-                regs.middleware._items[entry.name] = (*regs.middleware._items.get(entry.name, ()), entry)
+                regs.middleware._items[entry.name] = (
+                    *regs.middleware._items.get(entry.name, ()),
+                    entry,
+                )
             for entry in self._pending.extensions:
-                regs.extensions._items[entry.name] = (*regs.extensions._items.get(entry.name, ()), entry)
-        for name, cb in self._pending.listeners:
-            hooks.bus.on(name, cb, owner=self.name)
+                regs.extensions._items[entry.name] = (
+                    *regs.extensions._items.get(entry.name, ()),
+                    entry,
+                )
+        self.events._commit()
 
     def registered(self) -> dict[str, list[str]]:
         """What this context collected so far (for ``hermes hooks install`` reports)."""
@@ -472,4 +556,3 @@ def _bind(cb: Callable[..., Any]) -> Callable[..., Any]:
     impl.__qualname__ = getattr(cb, "__qualname__", repr(cb))
     impl.__name__ = getattr(cb, "__name__", "callback")
     return impl
-

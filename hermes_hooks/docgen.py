@@ -96,7 +96,11 @@ def render_events_md() -> str:
             f"Kind: **{KIND_TEXT[info.kind]}**.",
         ]
         if info.aliases:
-            out.append("Also accepted in configuration as: " + ", ".join(f"`{a}`" for a in info.aliases) + ".")
+            out.append(
+                "Also accepted in configuration as: "
+                + ", ".join(f"`{a}`" for a in info.aliases)
+                + "."
+            )
         if info.value:
             out.append(f"Value piped through the hooks: `{info.value}`.")
         out += ["", markdown_of(info.doc), ""]

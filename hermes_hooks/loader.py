@@ -410,7 +410,9 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
             plugin = module.setup(hooks)
         except Exception as exc:
             log.warning("built-in plugin %r failed to start: %s", modname, _describe(exc))
-            hooks.record(PluginRecord(name=name, source="builtin", status="failed", error=_describe(exc)))
+            hooks.record(
+                PluginRecord(name=name, source="builtin", status="failed", error=_describe(exc))
+            )
             continue
         if plugin is not None:
             hooks.register(plugin, name, source="builtin", path=getattr(module, "__file__", None))

@@ -326,7 +326,9 @@ class Hooks:
             return HookFailed(impl.name, event, exc)
         return None
 
-    def _results(self, event: str, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> list[tuple[_Impl, Any]]:
+    def _results(
+        self, event: str, plan: Sequence[_Impl], kwargs: dict[str, Any]
+    ) -> list[tuple[_Impl, Any]]:
         # The hot path: kept flat on purpose (see docs/performance.md).
         out: list[tuple[_Impl, Any]] = []
         get = kwargs.get
@@ -449,7 +451,9 @@ class Hooks:
                     kwargs[key] = value
         return kwargs[key]
 
-    async def _atransform(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> Any:
+    async def _atransform(
+        self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
+    ) -> Any:
         assert info.value is not None
         key = info.value
         accept = results.transform_value(key)
@@ -468,7 +472,9 @@ class Hooks:
                 return found
         return None
 
-    def _prompt(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> PromptDecision:
+    def _prompt(
+        self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
+    ) -> PromptDecision:
         kwargs = dict(kwargs)
         decisions = []
         for impl in plan:
@@ -480,7 +486,9 @@ class Hooks:
                         kwargs["user_message"] = d.text
         return _combine_prompts(decisions)
 
-    async def _aprompt(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> PromptDecision:
+    async def _aprompt(
+        self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
+    ) -> PromptDecision:
         kwargs = dict(kwargs)
         decisions = []
         for impl in plan:
@@ -494,7 +502,9 @@ class Hooks:
 
     # ------------------------------------------------------------------ gateway events
 
-    async def emit(self, event_type: str, context: Mapping[str, Any] | None = None) -> CommandDecision:
+    async def emit(
+        self, event_type: str, context: Mapping[str, Any] | None = None
+    ) -> CommandDecision:
         """Fire a gateway event (``"agent:start"``, ``"command:reset"``, ...) to every
         ``gateway_event`` hook; awaitable answers run concurrently. Returns the combined
         :class:`CommandDecision` (``decision=None`` when nobody acted)."""
@@ -532,7 +542,9 @@ class Hooks:
         settled.sort(key=lambda pair: order[id(pair[0])])
         return _combine(info, settled)
 
-    def emit_sync(self, event_type: str, context: Mapping[str, Any] | None = None) -> CommandDecision:
+    def emit_sync(
+        self, event_type: str, context: Mapping[str, Any] | None = None
+    ) -> CommandDecision:
         """:meth:`emit` for hosts without an event loop."""
         return run_sync(self.emit(event_type, context))
 
@@ -619,11 +631,13 @@ class Hooks:
 
     # ------------------------------------------------------------------ listing
 
-    def rows(self, *, include_builtin: bool = True, event: str | None = None) -> list[dict[str, Any]]:
+    def rows(
+        self, *, include_builtin: bool = True, event: str | None = None
+    ) -> list[dict[str, Any]]:
         """What ``hermes hooks list`` prints: one dict per hook, events in catalogue order, hooks
         in call order; then plugins that registered nothing active (failed, disabled, ...)."""
         if event is not None:
-            event = (catalogue.get(event).name if catalogue.get(event) else event)  # type: ignore[union-attr]
+            event = catalogue.get(event).name if catalogue.get(event) else event  # type: ignore[union-attr]
         per_event: dict[str, list[dict[str, Any]]] = {}
         described: dict[str, Any] = {}
         for ev, plan in self._plans.items():
@@ -636,7 +650,13 @@ class Hooks:
                 per_event.setdefault(ev, []).append(self._impl_row(ev, impl, rec))
         for name, plugin in described.items():
             for row in plugin.hermes_rows():
-                row = {"source": "builtin", "status": "active", "error": None, "plugin": name, **row}
+                row = {
+                    "source": "builtin",
+                    "status": "active",
+                    "error": None,
+                    "plugin": name,
+                    **row,
+                }
                 per_event.setdefault(row["event"], []).append(row)
         for name, rec in self.records.items():
             plugin = rec.plugin
@@ -644,7 +664,13 @@ class Hooks:
                 continue
             if callable(getattr(plugin, "hermes_rows", None)):
                 for row in plugin.hermes_rows():
-                    row = {"source": "builtin", "status": "active", "error": None, "plugin": name, **row}
+                    row = {
+                        "source": "builtin",
+                        "status": "active",
+                        "error": None,
+                        "plugin": name,
+                        **row,
+                    }
                     per_event.setdefault(row["event"], []).append(row)
         order = list(self._events) + sorted(set(per_event) - set(self._events))
         rows: list[dict[str, Any]] = []

@@ -133,7 +133,9 @@ def _mapping(value: Any) -> Mapping[str, Any] | None:
 
 def _specific(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     """Claude Code ``hookSpecificOutput`` or docker-agent ``hook_specific_output``, else ``{}``."""
-    return _mapping(raw.get("hookSpecificOutput")) or _mapping(raw.get("hook_specific_output")) or {}
+    return (
+        _mapping(raw.get("hookSpecificOutput")) or _mapping(raw.get("hook_specific_output")) or {}
+    )
 
 
 def _first(mapping: Mapping[str, Any], *keys: str) -> Any:
@@ -300,7 +302,9 @@ def prompt_decision(
     if not isinstance(text, str):
         text = _first(spec, "updatedPrompt", "updated_prompt")
     text = text if isinstance(text, str) else None
-    context = join_texts([_text(m.get("context")), _text(_first(spec, "additionalContext", "additional_context"))])
+    context = join_texts(
+        [_text(m.get("context")), _text(_first(spec, "additionalContext", "additional_context"))]
+    )
     if action is None and text is None and context is None:
         return None
     return PromptDecision(action=action, message=message, text=text, context=context, source=source)
@@ -429,6 +433,27 @@ def transform_value(value_arg: str) -> Callable[[Any], bool]:
     if value_arg == "response_text":
         return lambda v: isinstance(v, str) and v != ""
     return lambda v: isinstance(v, str)
+
+
+def transform_answer(raw: Any, value_arg: str) -> Any:
+    """A transform hook's replacement value from a dict answer, or ``None`` to leave it as is.
+
+    Accepted: ``{<value_arg>: new}`` (``{"result": ...}``, ``{"output": ...}``, ...), Claude Code
+    ``hookSpecificOutput.updatedToolOutput`` (or ``updatedMCPToolOutput``) and docker-agent
+    ``hook_specific_output.updated_tool_response`` for tool output. A structured tool output is
+    sent on as compact JSON text, since the host's result is a string.
+    """
+    m = _mapping(raw)
+    if m is None:
+        return raw if isinstance(raw, str) and transform_value(value_arg)(raw) else None
+    value = m.get(value_arg)
+    if value is None and value_arg in ("result", "output"):
+        value = _first(_specific(m), "updatedToolOutput", "updatedMCPToolOutput", "updated_tool_response")
+        if isinstance(value, (Mapping, list)):
+            import json
+
+            value = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+    return value if value is not None and transform_value(value_arg)(value) else None
 
 
 #: Normalisers of the ``first`` events, by event name.

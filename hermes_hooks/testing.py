@@ -60,7 +60,9 @@ def register_hermes_plugin(hermes_hooks: Hooks) -> Iterator[Callable[..., str]]:
 
     names: list[str] = []
 
-    def register(register_fn: Callable[[PluginContext], Any], name: str = "test-plugin", **manifest: Any) -> str:
+    def register(
+        register_fn: Callable[[PluginContext], Any], name: str = "test-plugin", **manifest: Any
+    ) -> str:
         ctx = PluginContext(hermes_hooks, name, manifest)
         register_fn(ctx)
         ctx._commit(source="python", path=None, version=None)

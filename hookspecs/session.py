@@ -10,7 +10,12 @@ from hermes_hooks.markers import event
 @event(
     "context",
     aliases=("SessionStart", "session_start"),
-    example={"session_id": "test-session", "model": "gpt-4", "platform": "cli", "source": "startup"},
+    example={
+        "session_id": "test-session",
+        "model": "gpt-4",
+        "platform": "cli",
+        "source": "startup",
+    },
 )
 def on_session_start(
     session_id: str, model: str, platform: str, source: str, transcript_path: str | None

@@ -31,7 +31,11 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def write_plugin(
-    root: Path, dirname: str, code: str, manifest: str | None = "", files: dict[str, str] | None = None
+    root: Path,
+    dirname: str,
+    code: str,
+    manifest: str | None = "",
+    files: dict[str, str] | None = None,
 ) -> Path:
     """Write ``root/plugins/<dirname>/`` with ``__init__.py`` (and plugin.yaml unless None)."""
     pdir = root / "plugins" / dirname
@@ -64,5 +68,7 @@ def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()
     yield site
-    for mod in [m for m in sys.modules if m.startswith(("fake_hermes_plugin", "fake_native_plugin"))]:
+    for mod in [
+        m for m in sys.modules if m.startswith(("fake_hermes_plugin", "fake_native_plugin"))
+    ]:
         del sys.modules[mod]

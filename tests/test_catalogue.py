@@ -75,7 +75,11 @@ def test_aliases(alias, target):
 
 @pytest.mark.parametrize(
     ("typo", "suggestion"),
-    [("pre_tools_call", "pre_tool_call"), ("PreToolUses", "PreToolUse"), ("on_sesion_start", "on_session_start")],
+    [
+        ("pre_tools_call", "pre_tool_call"),
+        ("PreToolUses", "PreToolUse"),
+        ("on_sesion_start", "on_session_start"),
+    ],
 )
 def test_did_you_mean(typo, suggestion):
     assert catalogue.suggest(typo) == suggestion

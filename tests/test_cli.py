@@ -27,7 +27,9 @@ pytestmark = pytest.mark.skipif(HERMES_HOOKS is None, reason="console scripts no
 
 
 def test_list_json_shows_broken_plugin_and_good_one(home, plugin_dir):
-    plugin_dir("good", 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n')
+    plugin_dir(
+        "good", 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n'
+    )
     plugin_dir("broken", "raise ImportError('missing dependency foo')\n")
     out = run("list", "--json", home=home)
     assert out.returncode == 0, out.stderr
@@ -41,7 +43,10 @@ def test_list_json_shows_broken_plugin_and_good_one(home, plugin_dir):
 
 
 def test_list_table_and_event_filter(home, plugin_dir):
-    plugin_dir("a", 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n    ctx.register_hook("pre_llm_call", lambda **kw: None)\n')
+    plugin_dir(
+        "a",
+        'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n    ctx.register_hook("pre_llm_call", lambda **kw: None)\n',
+    )
     out = run("list", "--event", "PreToolUse", home=home)
     assert out.returncode == 0, out.stderr
     assert "pre_tool_call" in out.stdout and "pre_llm_call" not in out.stdout
@@ -50,7 +55,9 @@ def test_list_table_and_event_filter(home, plugin_dir):
 
 
 def test_list_home_option_after_subcommand(home, plugin_dir):
-    plugin_dir("a", 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n')
+    plugin_dir(
+        "a", 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n'
+    )
     out = run("list", "--json", "--home", str(home))
     assert out.returncode == 0, out.stderr
     assert [r["name"] for r in json.loads(out.stdout)] == ["a"]
@@ -64,7 +71,9 @@ def test_list_on_empty_home_says_how_to_start(home):
 def test_list_all_includes_builtins(home):
     out = run("list", "--json", "--all", home=home)
     rows = json.loads(out.stdout)
-    assert all(r["source"] != "builtin" for r in json.loads(run("list", "--json", home=home).stdout))
+    assert all(
+        r["source"] != "builtin" for r in json.loads(run("list", "--json", home=home).stdout)
+    )
     assert isinstance(rows, list)
 
 

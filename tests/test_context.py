@@ -12,7 +12,10 @@ from hermes_hooks.manager import Hooks
 
 @pytest.fixture
 def hooks(tmp_path):
-    return Hooks(home=tmp_path / ".hermes", config={"plugins": {"entries": {"p": {"level": 3}}}, "x": {"y": 1}})
+    return Hooks(
+        home=tmp_path / ".hermes",
+        config={"plugins": {"entries": {"p": {"level": 3}}}, "x": {"y": 1}},
+    )
 
 
 def commit(ctx):

@@ -64,8 +64,14 @@ DIALECTS = [
     ({"action": "modify", "args": {"a": 1}}, (None, None, {"a": 1})),
     ({"decision": "block", "reason": "r"}, ("block", "r", None)),
     ({"decision": "approve", "reason": "ok"}, ("allow", "ok", None)),
-    ({"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "r"}}, ("block", "r", None)),
-    ({"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "r"}}, ("approve", "r", None)),
+    (
+        {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "r"}},
+        ("block", "r", None),
+    ),
+    (
+        {"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": "r"}},
+        ("approve", "r", None),
+    ),
     ({"hookSpecificOutput": {"permissionDecision": "allow"}}, ("allow", None, None)),
     ({"hookSpecificOutput": {"permissionDecision": "defer"}}, None),
     (
@@ -73,7 +79,12 @@ DIALECTS = [
         ("allow", None, {"command": "ls"}),
     ),
     (
-        {"hook_specific_output": {"permission_decision": "deny", "permission_decision_reason": "d"}},
+        {
+            "hook_specific_output": {
+                "permission_decision": "deny",
+                "permission_decision_reason": "d",
+            }
+        },
         ("block", "d", None),
     ),
     ({"hook_specific_output": {"updated_input": {"x": 2}}}, (None, None, {"x": 2})),
@@ -125,7 +136,9 @@ def test_first_of_rank_supplies_message_and_source():
 
 
 def test_args_merge_in_order_and_block_discards(hooks):
-    hooks.register(plugin(pre_tool_call=lambda: {"action": "modify", "args": {"a": 1, "b": 1}}), "p1")
+    hooks.register(
+        plugin(pre_tool_call=lambda: {"action": "modify", "args": {"a": 1, "b": 1}}), "p1"
+    )
     hooks.register(plugin(pre_tool_call=lambda: {"action": "modify", "args": {"b": 2}}), "p2")
     # Registered later runs earlier (pluggy LIFO): p2 then p1, so p1's b wins.
     assert hooks.pre_tool_call(tool_name="t", args={}).args == {"b": 1, "a": 1}
@@ -175,18 +188,31 @@ def test_first_result_stops_at_first_valid(hooks):
 
 
 def test_user_prompt_submit_rewrites_in_order_and_blocks(hooks):
-    hooks.register(plugin(user_prompt_submit=lambda user_message: {"text": user_message + "!"}), "second")
-    hooks.register(plugin(user_prompt_submit=lambda user_message: {"text": user_message.upper(), "context": "c1"}), "first")
+    hooks.register(
+        plugin(user_prompt_submit=lambda user_message: {"text": user_message + "!"}), "second"
+    )
+    hooks.register(
+        plugin(
+            user_prompt_submit=lambda user_message: {"text": user_message.upper(), "context": "c1"}
+        ),
+        "first",
+    )
     d = hooks.user_prompt_submit(user_message="hi")
     assert d.text == "HI!" and d.context == "c1" and d.action is None
-    hooks.register(plugin(user_prompt_submit=lambda: {"decision": "block", "reason": "nope"}), "blocker")
+    hooks.register(
+        plugin(user_prompt_submit=lambda: {"decision": "block", "reason": "nope"}), "blocker"
+    )
     d = hooks.user_prompt_submit(user_message="hi")
     assert (d.action, d.message, d.source) == ("block", "nope", "blocker")
 
 
 def test_permission_request_accepts_claude_code_shape(hooks):
     hooks.register(
-        plugin(permission_request=lambda: {"hookSpecificOutput": {"decision": {"behavior": "deny", "message": "m"}}}),
+        plugin(
+            permission_request=lambda: {
+                "hookSpecificOutput": {"decision": {"behavior": "deny", "message": "m"}}
+            }
+        ),
         "cc",
     )
     a = hooks.permission_request(tool_name="terminal", args={})
@@ -195,14 +221,24 @@ def test_permission_request_accepts_claude_code_shape(hooks):
 
 def test_observe_runs_everything_and_returns_none(hooks):
     seen = []
-    hooks.register(plugin(post_llm_call=lambda session_id: seen.append(("a", session_id)) or "x"), "a")
+    hooks.register(
+        plugin(post_llm_call=lambda session_id: seen.append(("a", session_id)) or "x"), "a"
+    )
     hooks.register(plugin(post_llm_call=lambda: seen.append("b")), "b")
     assert hooks.post_llm_call(session_id="s") is None
     assert seen == ["b", ("a", "s")]
 
 
 def test_native_impl_gets_none_for_arguments_the_host_omitted(hooks):
-    hooks.register(plugin(pre_tool_call=lambda tool_name, transcript_path: {"action": "block", "message": f"{tool_name}|{transcript_path}"}), "p")
+    hooks.register(
+        plugin(
+            pre_tool_call=lambda tool_name, transcript_path: {
+                "action": "block",
+                "message": f"{tool_name}|{transcript_path}",
+            }
+        ),
+        "p",
+    )
     assert hooks.pre_tool_call(tool_name="t").message == "t|None"
 
 
@@ -222,7 +258,9 @@ def test_native_impl_with_unknown_argument_is_rejected(hooks):
 def test_tryfirst_and_trylast(hooks):
     order = []
     hooks.register(plugin(post_llm_call=(lambda: order.append("last"), {"trylast": True})), "last")
-    hooks.register(plugin(post_llm_call=(lambda: order.append("first"), {"tryfirst": True})), "first")
+    hooks.register(
+        plugin(post_llm_call=(lambda: order.append("first"), {"tryfirst": True})), "first"
+    )
     hooks.register(plugin(post_llm_call=lambda: order.append("normal")), "normal")
     hooks.post_llm_call()
     assert order == ["first", "normal", "last"]
@@ -360,9 +398,13 @@ def test_concurrent_calls_and_registrations(hooks):
 def test_emit_combines_command_decisions(hooks):
     async def deny(event_type, context):
         await asyncio.sleep(0)
-        return {"decision": "deny", "message": "owner only"} if event_type == "command:reset" else None
+        return (
+            {"decision": "deny", "message": "owner only"} if event_type == "command:reset" else None
+        )
 
-    hooks.register(plugin(gateway_event=lambda: {"decision": "handled", "message": "done"}), "handler")
+    hooks.register(
+        plugin(gateway_event=lambda: {"decision": "handled", "message": "done"}), "handler"
+    )
     hooks.register(plugin(gateway_event=deny), "denier")
     d = asyncio.run(hooks.emit("command:reset", {"user_id": "1"}))
     assert (d.decision, d.message, d.source) == ("deny", "owner only", "denier")
@@ -378,5 +420,7 @@ def test_register_and_unregister_round_trip(hooks):
 
 
 def test_load_accepts_config_dict(tmp_path):
-    hooks = hermes_hooks.load(tmp_path, {"fail_closed_events": ["pre_tool_call"]}, entry_points=False)
+    hooks = hermes_hooks.load(
+        tmp_path, {"fail_closed_events": ["pre_tool_call"]}, entry_points=False
+    )
     assert hooks.config["fail_closed_events"] == ["pre_tool_call"]

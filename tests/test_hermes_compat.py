@@ -56,20 +56,33 @@ def test_block_beats_earlier_approve(home, plugin_dir):
 
 
 def test_three_contexts_join_in_discovery_order(home, plugin_dir):
-    plugin_dir("one", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: {"context": "first"})\n')
-    plugin_dir("two", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "second")\n')
+    plugin_dir(
+        "one",
+        'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: {"context": "first"})\n',
+    )
+    plugin_dir(
+        "two", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "second")\n'
+    )
     plugin_dir(
         "three",
         'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: {"context": "third", "other": 1})\n',
     )
     hooks = load(home)
     # Directories are discovered alphabetically: one, three, two.
-    assert hooks.pre_llm_call(session_id="s", user_message="hi", is_first_turn=True) == "first\n\nthird\n\nsecond"
+    assert (
+        hooks.pre_llm_call(session_id="s", user_message="hi", is_first_turn=True)
+        == "first\n\nthird\n\nsecond"
+    )
 
 
 def test_raising_callback_is_skipped_and_others_returned(home, plugin_dir, caplog):
-    plugin_dir("a_broken", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: 1 / 0)\n')
-    plugin_dir("b_fine", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "fine")\n')
+    plugin_dir(
+        "a_broken",
+        'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: 1 / 0)\n',
+    )
+    plugin_dir(
+        "b_fine", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "fine")\n'
+    )
     hooks = load(home)
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
         assert hooks.pre_llm_call(user_message="x") == "fine"
@@ -165,7 +178,9 @@ def test_directory_plugin_relative_import(home, plugin_dir):
         def register(ctx):
             ctx.register_hook("pre_tool_call", lambda tool_name, **kw: verdict(tool_name))
         """,
-        files={"policy.py": 'def verdict(name):\n    return {"action": "block", "message": f"{name} blocked by policy"} if name == "x" else None\n'},
+        files={
+            "policy.py": 'def verdict(name):\n    return {"action": "block", "message": f"{name} blocked by policy"} if name == "x" else None\n'
+        },
     )
     hooks = load(home)
     assert hooks.records["my-plugin"].status == "active"
@@ -197,7 +212,10 @@ def test_callbacks_receive_every_keyword_the_host_passes(home, plugin_dir):
 
 
 def test_post_tool_call_return_of_hermes_callback_is_ignored(home, plugin_dir):
-    plugin_dir("observer", 'def register(ctx):\n    ctx.register_hook("post_tool_call", lambda **kw: "ignored")\n')
+    plugin_dir(
+        "observer",
+        'def register(ctx):\n    ctx.register_hook("post_tool_call", lambda **kw: "ignored")\n',
+    )
     assert load(home).post_tool_call(tool_name="t", args={}, result="r", status="ok") is None
 
 
@@ -221,7 +239,10 @@ def test_register_raising_rolls_back(home, plugin_dir):
 
 def test_register_calling_sys_exit_is_contained(home, plugin_dir):
     plugin_dir("quitter", "import sys\ndef register(ctx):\n    sys.exit(3)\n")
-    plugin_dir("other", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "still here")\n')
+    plugin_dir(
+        "other",
+        'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "still here")\n',
+    )
     hooks = load(home)
     assert hooks.records["quitter"].status == "failed"
     assert "SystemExit" in hooks.records["quitter"].error

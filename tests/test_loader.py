@@ -77,7 +77,10 @@ def test_entry_point_can_be_disabled_by_distribution_name(home, fake_site):
 
 
 def test_directory_plugin_shadows_entry_point(home, fake_site, plugin_dir):
-    plugin_dir("fakenative", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "mine")\n')
+    plugin_dir(
+        "fakenative",
+        'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "mine")\n',
+    )
     hooks = hermes_hooks.load(home, builtins=False)
     assert hooks.records["fakenative"].source == "directory"
     assert hooks.pre_llm_call(is_first_turn=True) == "mine"
@@ -91,7 +94,9 @@ def test_project_plugins_need_opt_in(home, tmp_path, monkeypatch):
     project = tmp_path / "project"
     pdir = project / ".hermes" / "plugins" / "proj"
     pdir.mkdir(parents=True)
-    (pdir / "__init__.py").write_text('def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "project")\n')
+    (pdir / "__init__.py").write_text(
+        'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "project")\n'
+    )
     monkeypatch.chdir(project)
     assert "proj" not in hermes_hooks.load(home, entry_points=False).records
     monkeypatch.setenv("HERMES_ENABLE_PROJECT_PLUGINS", "1")
@@ -99,7 +104,9 @@ def test_project_plugins_need_opt_in(home, tmp_path, monkeypatch):
     assert hooks.pre_llm_call() == "project"
 
 
-def test_call_order_user_then_project_then_entry_points(home, tmp_path, monkeypatch, fake_site, plugin_dir):
+def test_call_order_user_then_project_then_entry_points(
+    home, tmp_path, monkeypatch, fake_site, plugin_dir
+):
     body = 'def register(ctx):\n    ctx.register_hook("pre_tool_call", lambda **kw: None)\n'
     plugin_dir("zeta", body)
     plugin_dir("alpha", body)
@@ -134,9 +141,13 @@ def test_multiple_callbacks_of_one_plugin_keep_registration_order(home, plugin_d
     plugin_dir(
         "multi",
         "def register(ctx):\n"
-        + "".join(f'    ctx.register_hook("pre_llm_call", lambda **kw: "{i}")\n' for i in range(12)),
+        + "".join(
+            f'    ctx.register_hook("pre_llm_call", lambda **kw: "{i}")\n' for i in range(12)
+        ),
     )
-    assert hermes_hooks.load(home, entry_points=False).pre_llm_call() == "\n\n".join(map(str, range(12)))
+    assert hermes_hooks.load(home, entry_points=False).pre_llm_call() == "\n\n".join(
+        map(str, range(12))
+    )
 
 
 def test_bad_plugin_yaml_is_reported_with_location(home, plugin_dir):

@@ -14,12 +14,48 @@ DEMO_HOME = Path(__file__).parent / "home"
 #: The scripted session: (event, kwargs) pairs, as an agent runtime would fire them.
 SESSION: list[tuple[str, dict[str, Any]]] = [
     ("on_session_start", {"session_id": "demo", "model": "demo-model", "platform": "cli"}),
-    ("pre_llm_call", {"session_id": "demo", "user_message": "clean up the disk", "is_first_turn": True}),
-    ("pre_tool_call", {"tool_name": "terminal", "args": {"command": "ls -la"}, "session_id": "demo"}),
-    ("pre_tool_call", {"tool_name": "terminal", "args": {"command": "rm -rf / --no-preserve-root"}, "session_id": "demo"}),
-    ("pre_tool_call", {"tool_name": "terminal", "args": {"command": "git push origin main"}, "session_id": "demo"}),
-    ("transform_tool_result", {"tool_name": "terminal", "args": {"command": "cat .env"}, "result": "OPENAI_KEY=sk-abc123def456"}),
-    ("post_tool_call", {"tool_name": "terminal", "args": {"command": "ls -la"}, "result": "ok", "status": "ok", "session_id": "demo"}),
+    (
+        "pre_llm_call",
+        {"session_id": "demo", "user_message": "clean up the disk", "is_first_turn": True},
+    ),
+    (
+        "pre_tool_call",
+        {"tool_name": "terminal", "args": {"command": "ls -la"}, "session_id": "demo"},
+    ),
+    (
+        "pre_tool_call",
+        {
+            "tool_name": "terminal",
+            "args": {"command": "rm -rf / --no-preserve-root"},
+            "session_id": "demo",
+        },
+    ),
+    (
+        "pre_tool_call",
+        {
+            "tool_name": "terminal",
+            "args": {"command": "git push origin main"},
+            "session_id": "demo",
+        },
+    ),
+    (
+        "transform_tool_result",
+        {
+            "tool_name": "terminal",
+            "args": {"command": "cat .env"},
+            "result": "OPENAI_KEY=sk-abc123def456",
+        },
+    ),
+    (
+        "post_tool_call",
+        {
+            "tool_name": "terminal",
+            "args": {"command": "ls -la"},
+            "result": "ok",
+            "status": "ok",
+            "session_id": "demo",
+        },
+    ),
     ("on_session_end", {"session_id": "demo", "completed": True}),
 ]
 
@@ -58,6 +94,10 @@ def demo_cmd() -> None:
     click.echo("")
     click.echo("Session:")
     for (event, kwargs), (_, result) in zip(SESSION, outcome[1:], strict=True):
-        what = kwargs.get("args", {}).get("command") if "args" in kwargs else kwargs.get("user_message", "")
+        what = (
+            kwargs.get("args", {}).get("command")
+            if "args" in kwargs
+            else kwargs.get("user_message", "")
+        )
         click.echo(f"  {event}{f' ({what})' if what else ''}")
         click.echo(f"    -> {_show(result)}")

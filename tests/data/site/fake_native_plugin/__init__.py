@@ -10,4 +10,8 @@ def pre_llm_call(is_first_turn):
 
 @hookimpl
 def pre_tool_call(tool_name):
-    return {"action": "approve", "message": f"fakenative: {tool_name} needs a look"} if tool_name == "deploy" else None
+    return (
+        {"action": "approve", "message": f"fakenative: {tool_name} needs a look"}
+        if tool_name == "deploy"
+        else None
+    )

@@ -10,7 +10,11 @@ def register(ctx):
             if pattern in command:
                 return {"action": "block", "message": f"guard: refusing {pattern!r}"}
         if command.startswith("git push"):
-            return {"action": "approve", "message": "guard: pushing needs a human", "rule_key": "git:push"}
+            return {
+                "action": "approve",
+                "message": "guard: pushing needs a human",
+                "rule_key": "git:push",
+            }
         return None
 
     def pre_llm_call(is_first_turn=False, **kwargs):
