@@ -7,4 +7,4 @@ register (or ``None`` when it has nothing to contribute). ``hooks`` is the
 """
 
 #: Built-in plugin modules, in registration order.
-BUILTINS: tuple[str, ...] = ()
+BUILTINS: tuple[str, ...] = ("gateway_hooks", "boot_md", "shell_hooks")

@@ -17,10 +17,42 @@ import click
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "list": ("hermes_hooks.cli", "list_cmd", "Show every hook in the order it runs."),
     "events": ("hermes_hooks.cli", "events_cmd", "Show the event catalogue."),
+    "test": (
+        "hermes_hooks.cli_shell",
+        "test_cmd",
+        "Fire an event's shell hooks with a synthetic payload.",
+    ),
+    "approve": (
+        "hermes_hooks.cli_shell",
+        "approve_cmd",
+        "Approve shell hooks (pins each script's hash).",
+    ),
+    "revoke": (
+        "hermes_hooks.cli_shell",
+        "revoke_cmd",
+        "Remove every approval of a shell hook command.",
+    ),
+    "doctor": (
+        "hermes_hooks.cli_shell",
+        "doctor_cmd",
+        "Check every shell hook: runnable, approved, answering.",
+    ),
     "demo": (
         "hermes_hooks.demo",
         "demo_cmd",
         "Run a short agent session against the bundled example.",
+    ),
+    "install": (
+        "hermes_hooks.cli_plugins",
+        "install_cmd",
+        "Install plugin packages and show what they register.",
+    ),
+    "uninstall": ("hermes_hooks.cli_plugins", "uninstall_cmd", "Remove plugin packages."),
+    "new": ("hermes_hooks.cli_plugins", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
+    "new-hook": (
+        "hermes_hooks.cli_plugins",
+        "new_hook_cmd",
+        "Scaffold a shell hook script for an event.",
     ),
 }
 

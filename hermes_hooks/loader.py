@@ -8,6 +8,7 @@ order (see ``docs/writing-plugins.md``, "Order").
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
@@ -243,7 +244,10 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
     # then register with pluggy in reverse order: pluggy calls the last registered first.
     prepared: list[tuple[Candidate, Any]] = []
     for cand in winners:
-        staged = _prepare(hooks, cand)
+        # A plugin that prints while loading must not corrupt the host's (or `list --json`'s)
+        # standard output: whatever it prints goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr):
+            staged = _prepare(hooks, cand)
         if staged is not None:
             prepared.append((cand, staged))
     order = sorted(range(len(prepared)), key=lambda i: -prepared[i][0].priority)

@@ -194,12 +194,25 @@ class Hooks:
     ) -> str:
         """Register a plugin object or module with ``@hookimpl`` functions; return its name.
 
-        Raises ``ValueError`` (pluggy's validation error) when an implementation does not fit its
-        event, e.g. an argument the event does not have.
+        Raises pluggy's ``PluginValidationError`` when an implementation does not fit its event
+        (e.g. an argument the event does not have), and ``ValueError`` for a pluggy hook wrapper,
+        which this dispatcher does not run (use a transform event to change values).
         """
         with self._lock:
             registered = self.pm.register(plugin, name=name)
             assert registered is not None
+            wrappers = [
+                f"{caller.name}"
+                for caller in self.pm.get_hookcallers(plugin) or []
+                for impl in caller.get_hookimpls()
+                if impl.plugin is plugin and (impl.hookwrapper or impl.wrapper)
+            ]
+            if wrappers:
+                self.pm.unregister(plugin, name=registered)
+                raise ValueError(
+                    f"plugin {registered!r}: hook wrappers are not supported ({', '.join(wrappers)}); "
+                    "use a plain @hookimpl, or a transform_* event to change a value"
+                )
             if registered in self.records and self.records[registered].status == "active":
                 # Same name twice: pluggy would have refused, but keep the record consistent.
                 pass

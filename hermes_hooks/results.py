@@ -448,7 +448,9 @@ def transform_answer(raw: Any, value_arg: str) -> Any:
         return raw if isinstance(raw, str) and transform_value(value_arg)(raw) else None
     value = m.get(value_arg)
     if value is None and value_arg in ("result", "output"):
-        value = _first(_specific(m), "updatedToolOutput", "updatedMCPToolOutput", "updated_tool_response")
+        value = _first(
+            _specific(m), "updatedToolOutput", "updatedMCPToolOutput", "updated_tool_response"
+        )
         if isinstance(value, (Mapping, list)):
             import json
 

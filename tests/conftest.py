@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["pytester"]
+
 DATA = Path(__file__).parent / "data"
 
 

@@ -131,3 +131,14 @@ def test_help_does_not_load_plugins_or_yaml():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stderr.strip().endswith("[]"), out.stderr
+
+
+def test_list_json_stays_valid_when_a_plugin_prints(home, plugin_dir):
+    plugin_dir(
+        "noisy",
+        'print("garbage at import")\ndef register(ctx):\n    print("garbage in register")\n    ctx.register_hook("pre_llm_call", lambda **kw: None)\n',
+    )
+    out = run("list", "--json", home=home)
+    assert out.returncode == 0
+    assert json.loads(out.stdout)[0]["name"] == "noisy"
+    assert "garbage at import" in out.stderr

@@ -424,3 +424,12 @@ def test_load_accepts_config_dict(tmp_path):
         tmp_path, {"fail_closed_events": ["pre_tool_call"]}, entry_points=False
     )
     assert hooks.config["fail_closed_events"] == ["pre_tool_call"]
+
+
+def test_hook_wrappers_are_refused_with_a_clear_error(hooks):
+    def wrapper():
+        yield
+
+    with pytest.raises(ValueError, match="hook wrappers are not supported"):
+        hooks.register(plugin(pre_tool_call=(wrapper, {"wrapper": True})), "w")
+    assert "w" not in hooks.records and not hooks.has_hook("pre_tool_call")

@@ -16,6 +16,8 @@ import sys
 import pytest
 from venvs import EXAMPLE, REPO, Venv, wheel
 
+import hermes_hooks
+
 pytestmark = pytest.mark.slow
 
 LOAD_SNIPPET = """
@@ -94,7 +96,10 @@ def test_wheel_install_imports_specs_and_builtins_inside_the_package(installed):
     package = installed.site_packages / "hermes_hooks"
     assert out["hookspecs"] == str(package / "hookspecs" / "__init__.py")
     assert out["builtin_plugins"] == str(package / "builtin_plugins" / "__init__.py")
-    assert out["top_level"] == {"hookspecs": "ModuleNotFoundError", "builtin_plugins": "ModuleNotFoundError"}
+    assert out["top_level"] == {
+        "hookspecs": "ModuleNotFoundError",
+        "builtin_plugins": "ModuleNotFoundError",
+    }
 
 
 def test_hooks_list_json_shows_the_installed_example(installed, home):
@@ -120,13 +125,22 @@ def test_load_blocks_rm_rf_root_through_the_installed_entry_point(installed, hom
 
 def test_disabled_example_is_listed_as_disabled_and_does_not_block(installed, home):
     rows = example_rows(installed, home, HERMES_HOOKS_DISABLED="example")
-    assert [(r["event"], r["status"], r["source"]) for r in rows] == [(None, "disabled", "entrypoint")]
+    assert [(r["event"], r["status"], r["source"]) for r in rows] == [
+        (None, "disabled", "entrypoint")
+    ]
     assert "HERMES_HOOKS_DISABLED" in rows[0]["error"]
+    code = (
+        "import json, sys, hermes_hooks\n"
+        "d = hermes_hooks.load().pre_tool_call(tool_name='terminal', args={'command': 'rm -rf /'})\n"
+        "print(json.dumps([d.action, 'hermes_hook_example' in sys.modules]))"
+    )
+    out = installed.py(code, cwd=home, HERMES_HOME=str(home), HERMES_HOOKS_DISABLED="example")
+    assert json.loads(out.stdout) == [None, False]  # not blocked, and never imported
 
 
 def test_version_and_missing_agent_message_from_our_hermes_script(installed, home):
     version = installed.cli("hermes", "--version", HERMES_HOME=str(home))
-    assert version.stdout.strip() == "hermes-hooks 0.1.0"
+    assert version.stdout.strip() == f"hermes-hooks {hermes_hooks.__version__}"
     chat = installed.cli("hermes", "chat", check=False, HERMES_HOME=str(home))
     assert chat.returncode == 2
     assert "Hermes Agent, which is not installed" in chat.stderr
@@ -137,7 +151,10 @@ def test_editable_install_gives_the_same_import_paths(editable):
     out = json.loads(editable.py(IMPORT_PATHS).stdout)
     assert out["hookspecs"] == str(REPO / "hookspecs" / "__init__.py")
     assert out["builtin_plugins"] == str(REPO / "builtin_plugins" / "__init__.py")
-    assert out["top_level"] == {"hookspecs": "ModuleNotFoundError", "builtin_plugins": "ModuleNotFoundError"}
+    assert out["top_level"] == {
+        "hookspecs": "ModuleNotFoundError",
+        "builtin_plugins": "ModuleNotFoundError",
+    }
     assert not {"hookspecs", "builtin_plugins"} & editable.top_level_names()
 
 

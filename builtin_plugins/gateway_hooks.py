@@ -1,0 +1,504 @@
+"""Gateway hooks: ``<home>/hooks/<dir>/HOOK.yaml`` + ``handler.py``, as Hermes Agent's gateway has them.
+
+Each directory becomes its own plugin ``gateway:<name>`` (source ``gateway``), so ``hermes hooks
+list`` shows it and ``plugins.disabled`` / ``HERMES_HOOKS_DISABLED`` can turn it off. The host fires
+gateway events with ``await hooks.emit(event_type, context)``; every hook whose ``events:`` match
+runs concurrently: an ``async`` handler on the loop, a sync one in a thread of its own, each under
+its ``timeout:``. ``docs/gateway-hooks.md`` is the reference.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import importlib.util
+import inspect
+import logging
+import os
+import stat
+import sys
+import threading
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks.markers import hookimpl
+from hermes_hooks.results import CommandDecision, command_decision
+
+if TYPE_CHECKING:
+    from hermes_hooks.manager import Hooks
+
+log = logging.getLogger("hermes_hooks")
+
+#: The gateway events Hermes Agent fires, with the context keys it passes.
+KNOWN_EVENTS: dict[str, tuple[str, ...]] = {
+    "gateway:startup": ("platforms",),
+    "session:start": ("platform", "user_id", "session_id", "session_key"),
+    "session:end": ("platform", "user_id", "session_key"),
+    "session:reset": ("platform", "user_id", "session_key"),
+    "session:compress": (
+        "platform",
+        "session_id",
+        "old_session_id",
+        "in_place",
+        "compression_count",
+    ),
+    "agent:start": (
+        "platform",
+        "user_id",
+        "chat_id",
+        "thread_id",
+        "chat_type",
+        "session_id",
+        "message",
+    ),
+    "agent:step": ("platform", "user_id", "session_id", "iteration", "tool_names", "tools"),
+    "agent:end": (
+        "platform",
+        "user_id",
+        "chat_id",
+        "thread_id",
+        "chat_type",
+        "session_id",
+        "message",
+        "response",
+    ),
+    "command:*": ("platform", "user_id", "command", "raw_command", "args", "raw_args"),
+}
+
+#: Keys a HOOK.yaml may have.
+MANIFEST_KEYS = ("name", "description", "events", "timeout", "fail_closed")
+
+DEFAULT_TIMEOUT = 30.0
+MODULE_NAMESPACE = "hermes_gateway_hooks"
+
+
+class GatewayHookError(Exception):
+    """A gateway handler raised, timed out or called ``sys.exit``; the message says which and where."""
+
+
+class _Escaped(Exception):
+    """Carries a ``SystemExit`` (or other ``BaseException``) out of a handler: raised as is, it
+    would stop the event loop instead of just this handler."""
+
+    def __init__(self, original: BaseException) -> None:
+        super().__init__(str(original))
+        self.original = original
+
+
+class NoHandle(ImportError):
+    """``handler.py`` imported fine but defines no callable ``handle``."""
+
+
+# ---------------------------------------------------------------------- matching
+
+
+def matches(pattern: str, event_type: str) -> bool:
+    """``*`` matches everything, ``prefix:*`` every event starting with ``prefix:``, anything
+    else only itself."""
+    if pattern == "*":
+        return True
+    if pattern.endswith(":*"):
+        return event_type.startswith(pattern[:-1])
+    return pattern == event_type
+
+
+def _families() -> set[str]:
+    return {name.split(":", 1)[0] for name in KNOWN_EVENTS}
+
+
+def is_known(pattern: str) -> bool:
+    """True for the known events, ``command:<any name>``, ``<known family>:*`` and ``*``."""
+    if pattern == "*" or pattern in KNOWN_EVENTS:
+        return True
+    family, _, rest = pattern.partition(":")
+    if not rest:
+        return False
+    if rest == "*":
+        return family in _families()
+    return family == "command" and ":" not in rest and rest.strip() == rest
+
+
+def suggest(pattern: str) -> str | None:
+    """The known gateway event closest to ``pattern``."""
+    pool = [*KNOWN_EVENTS, *(f"{f}:*" for f in sorted(_families()))]
+    found = difflib.get_close_matches(pattern, pool, n=1, cutoff=0.6)
+    if not found:
+        found = difflib.get_close_matches(pattern.lower(), pool, n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+# ---------------------------------------------------------------------- trust
+
+
+def untrusted(path: Path) -> str | None:
+    """Why ``path`` may not be trusted, or ``None``.
+
+    As ssh does with keys: refused when another user (other than root) owns it, or when it is
+    writable by the group or by everyone.
+    """
+    try:
+        st = path.stat()
+    except OSError as exc:
+        return f"cannot stat {path}: {exc.strerror or exc}"
+    getuid = getattr(os, "getuid", None)
+    if getuid is not None and st.st_uid not in (getuid(), 0):
+        return f"{path} is owned by uid {st.st_uid}, not by you (uid {getuid()})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        who = "everyone" if st.st_mode & stat.S_IWOTH else "its group"
+        return (
+            f"{path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}); "
+            f"run `chmod go-w {path}` if you trust it"
+        )
+    return None
+
+
+# ---------------------------------------------------------------------- one hook
+
+
+@dataclass
+class HookSpec:
+    """A HOOK.yaml read and checked; ``error`` is set when the hook cannot load."""
+
+    directory: Path
+    name: str
+    events: list[str] = field(default_factory=list)
+    description: str = ""
+    timeout: float = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    error: str | None = None
+
+
+class GatewayHook:
+    """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
+
+    def __init__(self, spec: HookSpec, handle: Callable[..., Any]) -> None:
+        self.spec = spec
+        self.handle = handle
+        self.plugin_name = f"gateway:{spec.name}"
+        self._patterns = tuple(spec.events)
+
+    def wants(self, event_type: str) -> bool:
+        """True when one of the hook's ``events:`` matches ``event_type``."""
+        return any(matches(p, event_type) for p in self._patterns)
+
+    @hookimpl(trylast=True)
+    def gateway_event(self, event_type: str, context: dict[str, Any]) -> Any:
+        """Run the handler when its events match; returns an awaitable (``emit`` gathers them)."""
+        if not self.wants(event_type):
+            return None
+        return self.run(event_type, context)
+
+    async def run(self, event_type: str, context: dict[str, Any]) -> CommandDecision | None:
+        """Run the handler under the hook's timeout; a ``command:*`` answer becomes a decision."""
+        where = self.spec.directory / "handler.py"
+        try:
+            if inspect.iscoroutinefunction(self.handle):
+                work = self.handle(event_type, context)
+            else:
+                work = _in_thread(self.handle, event_type, context, name=self.plugin_name)
+            value = await asyncio.wait_for(_guarded(work), self.spec.timeout)
+        except asyncio.TimeoutError:
+            raise GatewayHookError(
+                f"{event_type}: timed out after {self.spec.timeout:g}s ({where}; "
+                "raise `timeout:` in HOOK.yaml if it needs longer)"
+            ) from None
+        except (Exception, SystemExit) as exc:
+            cause = exc.original if isinstance(exc, _Escaped) else exc
+            raise GatewayHookError(
+                f"{event_type}: {type(cause).__name__}: {cause} ({where})"
+            ) from cause
+        if not event_type.startswith("command:") or value is None:
+            return None  # As in Hermes: only command hooks may act on what happens next.
+        command = event_type.split(":", 1)[1]
+        return command_decision(
+            value,
+            self.plugin_name,
+            default_deny_message=f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
+        )
+
+    def hermes_rows(self) -> list[dict[str, Any]]:
+        """The hook's row in ``hermes hooks list``."""
+        return [
+            {
+                "event": "gateway_event",
+                "name": self.plugin_name,
+                "source": "gateway",
+                "status": "active",
+                "error": None,
+                "matcher": ", ".join(self.spec.events),
+                "function": f"{self.spec.directory / 'handler.py'}:{getattr(self.handle, '__name__', 'handle')}",
+                "description": self.spec.description,
+                "timeout": self.spec.timeout,
+                "fail_closed": self.spec.fail_closed,
+                "path": str(self.spec.directory),
+                "style": "gateway",
+                "trylast": True,
+            }
+        ]
+
+
+async def _guarded(work: Any) -> Any:
+    try:
+        value = await work
+        while inspect.isawaitable(value):  # a sync handle() that returned a coroutine
+            value = await value
+    except SystemExit as exc:  # a handler's sys.exit() ends the handler, not the gateway
+        raise _Escaped(exc) from exc
+    return value
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
+    """Run ``fn`` in a daemon thread of its own and await its result.
+
+    Not ``asyncio.to_thread``: a handler that never returns would hold a worker of the shared
+    executor, and ``asyncio.run`` (``emit_sync``) waits for those at exit; a daemon thread that
+    outlives its timeout is simply abandoned.
+    """
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[Any] = loop.create_future()
+
+    def deliver(ok: bool, value: Any) -> None:
+        if future.done():
+            return
+        if ok:
+            future.set_result(value)
+        else:
+            future.set_exception(value)
+
+    def target() -> None:
+        try:
+            value: Any = fn(*args)
+            ok = True
+        except BaseException as exc:  # handed to the awaiting coroutine
+            value = exc if isinstance(exc, Exception) else _Escaped(exc)
+            ok = False
+        try:
+            loop.call_soon_threadsafe(deliver, ok, value)
+        except RuntimeError:
+            pass  # the loop is gone: the caller stopped waiting long ago
+
+    threading.Thread(target=target, name=f"hermes-{name}", daemon=True).start()
+    return await future
+
+
+# ---------------------------------------------------------------------- reading a directory
+
+
+def _manifest_problems(spec: HookSpec, data: Mapping[str, Any], manifest: Path) -> None:
+    for key in data:
+        if key not in MANIFEST_KEYS:
+            guess = difflib.get_close_matches(str(key), MANIFEST_KEYS, n=1)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            log.warning("%s: unknown key %r%s; ignored", manifest, key, hint)
+    events = data.get("events")
+    if isinstance(events, str):
+        log.info(
+            "%s: events: %r is a string; treated as the one-item list [%s]",
+            manifest,
+            events,
+            events,
+        )
+        events = [events]
+    if not events:
+        spec.error = (
+            f"{manifest}: no `events:` declared; list the events to handle, "
+            "e.g. `events: [agent:start, command:*]`"
+        )
+        return
+    if not isinstance(events, list):
+        spec.error = (
+            f"{manifest}: `events:` must be a list of event names, not {type(events).__name__}"
+        )
+        return
+    for index, item in enumerate(events):
+        if not isinstance(item, str) or not item.strip():
+            spec.error = (
+                f"{manifest}: events[{index}] must be an event name (a string), not {item!r}"
+            )
+            return
+        pattern = item.strip()
+        if not is_known(pattern):
+            guess = suggest(pattern)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            log.warning(
+                "%s: unknown gateway event %r%s; kept, in case the host fires it",
+                manifest,
+                pattern,
+                hint,
+            )
+        spec.events.append(pattern)
+    timeout = data.get("timeout")
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            log.warning(
+                "%s: timeout %r is not a positive number of seconds; using %gs",
+                manifest,
+                timeout,
+                DEFAULT_TIMEOUT,
+            )
+        else:
+            spec.timeout = float(timeout)
+    spec.fail_closed = bool(data.get("fail_closed", False))
+
+
+def read_spec(directory: Path) -> HookSpec:
+    """Read and check ``directory/HOOK.yaml`` (and that ``handler.py`` exists)."""
+    from hermes_hooks.config import read_yaml
+
+    spec = HookSpec(directory=directory, name=directory.name)
+    manifest = directory / "HOOK.yaml"
+    if not manifest.is_file():
+        spec.error = (
+            f"{directory}: no HOOK.yaml; add one with at least `events: [...]` "
+            "(see docs/gateway-hooks.md)"
+        )
+        return spec
+    data, error = read_yaml(manifest)
+    if error is not None:
+        spec.error = error
+        return spec
+    if not isinstance(data, dict):
+        kind = "empty" if data is None else f"a {type(data).__name__}"
+        spec.error = (
+            f"{manifest}: must be a mapping with `events:` (and optionally name, description, "
+            f"timeout), but it is {kind}"
+        )
+        return spec
+    if data.get("name") is not None and str(data["name"]).strip():
+        spec.name = str(data["name"]).strip()
+    spec.description = str(data.get("description") or "")
+    _manifest_problems(spec, data, manifest)
+    if spec.error is None and not (directory / "handler.py").is_file():
+        spec.error = f"{directory}: no handler.py; add one defining `handle(event_type, context)`"
+    return spec
+
+
+def _module_name(directory: Path) -> str:
+    # Unique per directory, whatever the HOOK.yaml names say: two hooks can never share a module.
+    digest = hashlib.sha1(str(directory.resolve()).encode()).hexdigest()[:10]
+    stem = "".join(c if c.isalnum() else "_" for c in directory.name)
+    return f"{MODULE_NAMESPACE}.{stem}_{digest}"
+
+
+def import_handler(directory: Path) -> Callable[..., Any]:
+    """Import ``directory/handler.py`` as its own package's module (so relative imports work) and
+    return its ``handle``."""
+    if MODULE_NAMESPACE not in sys.modules:
+        root = types.ModuleType(MODULE_NAMESPACE)
+        root.__path__ = []
+        sys.modules[MODULE_NAMESPACE] = root
+    package_name = _module_name(directory)
+    package = types.ModuleType(package_name)
+    package.__path__ = [str(directory)]
+    sys.modules[package_name] = package
+    module_name = f"{package_name}.handler"
+    handler = directory / "handler.py"
+    spec = importlib.util.spec_from_file_location(module_name, handler)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {handler}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        sys.modules.pop(package_name, None)
+        raise
+    handle = getattr(module, "handle", None)
+    if not callable(handle):
+        raise NoHandle(f"{handler}: defines no `handle(event_type, context)` function")
+    return handle  # type: ignore[no-any-return]
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def _fail(hooks: Hooks, name: str, directory: Path, error: str, status: str = "failed") -> None:
+    from hermes_hooks.manager import PluginRecord
+
+    if status == "failed":
+        log.warning("gateway hook %r not loaded: %s", name, error)
+    hooks.record(
+        PluginRecord(name=name, source="gateway", status=status, error=error, path=str(directory))
+    )
+
+
+def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
+    """Load every hook directory under ``root`` (sorted) into ``hooks``; return the loaded ones."""
+    from hermes_hooks.loader import Candidate, Policy
+
+    if not root.is_dir():
+        return []
+    policy = Policy.from_config(hooks.config)
+    loaded: list[GatewayHook] = []
+    seen: dict[str, Path] = {}
+    for directory in sorted(root.iterdir(), key=lambda p: p.name):
+        if not directory.is_dir() or directory.name.startswith((".", "_")):
+            continue
+        spec = read_spec(directory)
+        plugin_name = f"gateway:{spec.name}"
+        if spec.name in seen:
+            _fail(
+                hooks,
+                f"{plugin_name} ({directory})",
+                directory,
+                f"{directory}: the name {spec.name!r} is already used by {seen[spec.name]}; "
+                "give one of them another `name:`",
+            )
+            continue
+        seen[spec.name] = directory
+        if spec.error is not None:
+            _fail(hooks, plugin_name, directory, spec.error)
+            continue
+        refusal = policy.refusal(Candidate(name=plugin_name, source="gateway", origin="gateway"))
+        if refusal is not None:
+            _fail(hooks, plugin_name, directory, refusal, status="disabled")
+            continue
+        distrust = untrusted(directory) or untrusted(directory / "handler.py")
+        if distrust is not None:
+            _fail(hooks, plugin_name, directory, f"refused: {distrust}")
+            continue
+        try:
+            handle = import_handler(directory)
+        except NoHandle as exc:
+            _fail(hooks, plugin_name, directory, str(exc))
+            continue
+        except (Exception, SystemExit) as exc:
+            _fail(
+                hooks,
+                plugin_name,
+                directory,
+                f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}",
+            )
+            continue
+        loaded.append(GatewayHook(spec, handle))
+    # pluggy puts each new trylast impl at the far end of its group, behind the earlier ones:
+    # registering in directory order makes them run in directory order.
+    for hook in loaded:
+        hooks.register(
+            hook,
+            hook.plugin_name,
+            source="gateway",
+            fail_closed=hook.spec.fail_closed,
+            path=str(hook.spec.directory),
+            description=hook.spec.description,
+        )
+    if loaded:
+        log.info("gateway hooks loaded: %s", ", ".join(h.spec.name for h in loaded))
+    return loaded
+
+
+def setup(hooks: Hooks) -> None:
+    """Register ``<home>/hooks/*`` as ``gateway:<name>`` plugins (nothing in safe mode, or with
+    ``gateway_hooks: false`` in config)."""
+    if hooks.safe_mode:
+        return None
+    if hooks.config.get("gateway_hooks", True) is False:
+        log.info("gateway hooks are off (gateway_hooks: false in config)")
+        return None
+    load_hooks(hooks, hooks.home / "hooks")
+    return None

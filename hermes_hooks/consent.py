@@ -1,0 +1,307 @@
+"""The shell-hook allowlist: who approved which command, for which event and matcher, pinned to
+the hash of the script it runs.
+
+The file is ``<home>/shell-hooks-allowlist.json`` in Hermes Agent's format
+(``{"approvals": [{event, command, approved_at, script_mtime_at_approval}]}``) plus two keys of
+ours, ``matcher`` and ``sha256``. Hermes reads our entries and we honour its entries (pinning
+their hash on first use). Every change is a read-modify-write under an exclusive ``flock`` on a
+sibling ``.lock`` file, written to a temp file and renamed into place (mode 0600), so concurrent
+approvals from many processes lose nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shlex
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX
+    fcntl = None  # type: ignore[assignment]
+
+FILENAME = "shell-hooks-allowlist.json"
+
+# File extensions that mark the script argument of an interpreter-prefixed command (as Hermes).
+SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua",
+                     ".js", ".mjs", ".cjs", ".ts")  # fmt: skip
+# Interpreters are not "the script": pinning python3 would flag every hook on each upgrade.
+INTERPRETERS = frozenset(
+    "sh bash zsh dash fish ksh env python python3 pypy3 node deno bun ruby perl lua php uv npx".split()
+)
+
+
+def path_for(home: Path) -> Path:
+    """Where the allowlist of ``home`` lives."""
+    return home / FILENAME
+
+
+def now_iso() -> str:
+    """The current UTC time as Hermes writes it (ISO 8601 with a ``Z``)."""
+    return datetime.now(tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def mtime_iso(path: str | None) -> str | None:
+    """A file's modification time as Hermes writes it, or ``None``."""
+    if not path:
+        return None
+    try:
+        stamp = os.path.getmtime(path)
+    except OSError:
+        return None
+    return datetime.fromtimestamp(stamp, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------------- which files a command runs
+
+
+def _existing_file(token: str, cwd: str | None) -> str | None:
+    if not token:
+        return None
+    path = token if os.path.isabs(token) or cwd is None else os.path.join(cwd, token)
+    return os.path.abspath(path) if os.path.isfile(path) else None
+
+
+def script_of_argv(
+    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """The script an (expanded) argv runs, resolved as Hermes does: a token with a script
+    extension, else a token with a ``/``, else the program itself (looked up on ``PATH``, unless
+    it is an interpreter)."""
+    from .process import which
+
+    if not argv:
+        return None
+    for token in argv:
+        if token.lower().endswith(SCRIPT_EXTENSIONS):
+            found = _existing_file(token, cwd)
+            if found:
+                return found
+    for token in argv:
+        if "/" in token:
+            found = _existing_file(token, cwd)
+            if found:
+                return found
+    first = argv[0]
+    if os.path.basename(first) in INTERPRETERS:
+        return None
+    found = which(first, env, cwd)
+    return os.path.abspath(found) if found and os.path.isfile(found) else None
+
+
+def files_of_shell_command(command: str, cwd: str | None, env: Mapping[str, str]) -> list[str]:
+    """Every token of a shell command line that names an existing file (after ``~`` and
+    ``$VAR`` expansion): ``printf x | python3 a.py`` gives ``[.../a.py]``."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError:
+        return []
+    found: list[str] = []
+    for token in tokens:
+        path = _existing_file(expand(token, env), cwd)
+        if path and path not in found:
+            found.append(path)
+    return found
+
+
+_VAR = re.compile(r"\$(\w+)|\$\{(\w+)\}")
+
+
+def expand(token: str, env: Mapping[str, str]) -> str:
+    """``~`` and ``$VAR``/``${VAR}`` expanded with ``env`` (unknown variables are left as is)."""
+    token = os.path.expanduser(token)
+    return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), token)
+
+
+# ---------------------------------------------------------------------- hashing
+
+_digests: dict[str, tuple[tuple[int, ...], str]] = {}
+
+
+def file_sha256(path: str) -> str | None:
+    """The sha256 of a file, cached while its inode, size, mtime and ctime stay the same (ctime
+    changes on every write and cannot be set back by the user)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+    cached = _digests.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except OSError:
+        return None
+    digest = h.hexdigest()
+    _digests[path] = (key, digest)
+    return digest
+
+
+def digest_of(paths: Sequence[str]) -> str | None:
+    """One hash for the files a command runs: the file's own sha256 when there is one file (so
+    ``sha256sum`` can check it), a hash of ``sha256  path`` lines when there are several."""
+    if not paths:
+        return None
+    sums = [file_sha256(p) for p in paths]
+    if len(paths) == 1:
+        return sums[0]
+    lines = "".join(f"{s or 'missing'}  {p}\n" for s, p in zip(sums, paths, strict=True))
+    return hashlib.sha256(lines.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+# ---------------------------------------------------------------------- matchers
+
+_ALL = (None, "", "*", ".*")
+_NAMES = re.compile(r"^[\w|]+$")
+
+
+def covers(approved: str | None, matcher: str | None) -> bool:
+    """True when an approval given for ``approved`` also covers ``matcher`` (same or narrower).
+
+    Narrower is recognised when the approval matched everything, or when both are plain
+    ``A|B`` name lists and the new one is a subset. Anything else counts as a widening.
+    """
+    approved = (approved or "").strip()
+    matcher = (matcher or "").strip()
+    if approved in _ALL or approved == matcher:
+        return True
+    if matcher in _ALL:
+        return False
+    if _NAMES.match(approved) and _NAMES.match(matcher):
+        return set(matcher.split("|")) <= set(approved.split("|"))
+    return False
+
+
+# ---------------------------------------------------------------------- the file
+
+
+class Allowlist:
+    """The allowlist file of one home. Reads are cached until the file changes on disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._key: tuple[int, ...] | None = None
+        self._entries: list[dict[str, Any]] = []
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every approval entry (dicts only), re-read when the file changed."""
+        try:
+            st = self.path.stat()
+            key: tuple[int, ...] = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            key = ()
+        if key != self._key:
+            self._entries = _read(self.path)
+            self._key = key
+        return self._entries
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[dict[str, Any]]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lock = self.path.with_name(self.path.name + ".lock")
+        with open(lock, "a+", encoding="utf-8") as fh:
+            if fcntl is not None:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+            try:
+                data = _read_document(self.path)
+                yield data
+                _write(self.path, data)
+            finally:
+                if fcntl is not None:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+        self._key = None
+
+    def update(self, change: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
+        """Replace the approvals with ``change(approvals)``, atomically and under the lock."""
+        with self._locked() as data:
+            data["approvals"] = change([e for e in data["approvals"] if isinstance(e, dict)])
+
+    def approve(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """Add approvals; each replaces earlier ones for the same event, command and matcher
+        (and Hermes' matcher-less entry for that event and command)."""
+
+        def change(approvals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            for rec in records:
+                approvals = [e for e in approvals if not _same(e, rec)] + [dict(rec)]
+            return approvals
+
+        self.update(change)
+
+    def revoke(self, command: str) -> int:
+        """Remove every approval of ``command`` (any event, any matcher); return how many."""
+        removed = 0
+
+        def change(approvals: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            nonlocal removed
+            kept = [e for e in approvals if e.get("command") != command]
+            removed = len(approvals) - len(kept)
+            return kept
+
+        self.update(change)
+        return removed
+
+
+def record(
+    event: str, command: str, matcher: str | None, sha256: str | None, script: str | None
+) -> dict[str, Any]:
+    """A new approval entry (Hermes' keys plus ``matcher`` and ``sha256``)."""
+    return {
+        "event": event,
+        "command": command,
+        "matcher": matcher,
+        "sha256": sha256,
+        "approved_at": now_iso(),
+        "script_mtime_at_approval": mtime_iso(script),
+    }
+
+
+def _same(entry: Mapping[str, Any], rec: Mapping[str, Any]) -> bool:
+    if entry.get("event") != rec.get("event") or entry.get("command") != rec.get("command"):
+        return False
+    return "matcher" not in entry or (entry.get("matcher") or None) == (rec.get("matcher") or None)
+
+
+def _read_document(path: Path) -> dict[str, Any]:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"approvals": []}
+    if not isinstance(raw, dict):
+        return {"approvals": []}
+    if not isinstance(raw.get("approvals"), list):
+        raw["approvals"] = []
+    return raw
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [e for e in _read_document(path)["approvals"] if isinstance(e, dict)]
+
+
+def _write(path: Path, data: Mapping[str, Any]) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(data, indent=2, sort_keys=True))
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,399 @@
+"""The shell-hook wire protocol: the JSON a hook reads on stdin, and what its answer means.
+
+Two protocols. ``hermes`` (the default for ``config.yaml`` entries) sends exactly
+``hook_event_name``, ``tool_name``, ``tool_input``, ``session_id``, ``cwd`` and ``extra``.
+``claude-code`` (every ``settings.json`` hook) sends what Claude Code sends: PascalCase event
+names, Claude Code's tool and argument names (mapped by :data:`TOOLS`), ``tool_use_id``,
+``tool_response``, ``prompt``, ... Both are one line of compact JSON ending in ``\\n``.
+
+Answers from every dialect are turned into the event's typed result by
+:mod:`hermes_hooks.results`; this module only decides *which* raw answer a process gave (exit
+code, stdout, stderr) and never raises on any bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import results
+from .catalogue import EventInfo
+
+HERMES = "hermes"
+CLAUDE = "claude-code"
+PROTOCOLS = (HERMES, CLAUDE)
+
+
+# ---------------------------------------------------------------------- tool names
+
+
+@dataclass(frozen=True)
+class ToolName:
+    """How one host tool is called in Claude Code: its name and its argument names."""
+
+    host: str
+    claude: str
+    args: Mapping[str, str] = field(default_factory=dict)  # host argument -> Claude Code argument
+
+
+#: Host tool name -> its Claude Code name and argument names. Arguments not listed keep their
+#: name. Extend it with :func:`map_tool`.
+TOOLS: dict[str, ToolName] = {}
+
+
+def map_tool(host: str, claude: str, args: Mapping[str, str] | None = None) -> None:
+    """Teach the adapter that the host's tool ``host`` is Claude Code's ``claude``; ``args`` maps
+    the host's argument names to Claude Code's (e.g. ``{"path": "file_path"}``)."""
+    TOOLS[host] = ToolName(host, claude, dict(args or {}))
+
+
+for _host, _claude, _args in (
+    ("terminal", "Bash", {}),
+    ("write_file", "Write", {"path": "file_path"}),
+    ("patch", "Edit", {"path": "file_path"}),
+    ("read_file", "Read", {"path": "file_path"}),
+    ("search_files", "Grep", {}),
+    ("web_search", "WebSearch", {}),
+    ("web_extract", "WebFetch", {}),
+    ("todo", "TodoWrite", {}),
+    ("delegate_task", "Task", {}),
+):
+    map_tool(_host, _claude, _args)
+
+
+def claude_tool_name(host: str | None) -> str | None:
+    """Claude Code's name for a host tool (the host's name when there is no mapping)."""
+    if host is None:
+        return None
+    entry = TOOLS.get(host)
+    return entry.claude if entry else host
+
+
+def args_to_claude(host: str | None, args: Any) -> Any:
+    """Host arguments renamed for Claude Code."""
+    entry = TOOLS.get(host or "")
+    if entry is None or not isinstance(args, Mapping):
+        return args
+    return {entry.args.get(k, k): v for k, v in args.items()}
+
+
+def args_from_claude(host: str | None, args: Any) -> Any:
+    """Claude Code arguments (an ``updatedInput``) renamed back to the host's names."""
+    entry = TOOLS.get(host or "")
+    if entry is None or not isinstance(args, Mapping):
+        return args
+    back = {v: k for k, v in entry.args.items()}
+    return {back.get(k, k): v for k, v in args.items()}
+
+
+# ---------------------------------------------------------------------- payloads
+
+
+def jsonable(value: Any, _depth: int = 0) -> Any:
+    """``value`` as plain JSON data; anything JSON cannot hold becomes a string."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if _depth > 64:
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v, _depth + 1) for v in value]
+    try:
+        return str(value)
+    except Exception:
+        return repr(value)
+
+
+def encode(payload: Mapping[str, Any]) -> bytes:
+    """One line of compact JSON ending in ``\\n`` (UTF-8; lone surrogates are escaped)."""
+    data = jsonable(payload)
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    try:
+        return text.encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(data, separators=(",", ":")).encode("ascii") + b"\n"
+
+
+_HERMES_TOP = ("tool_name", "args", "session_id")
+
+
+def hermes_payload(event: str, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """The Hermes payload: exactly the six keys Hermes Agent sends."""
+    session = kwargs.get("session_id")
+    extra = {k: v for k, v in kwargs.items() if k not in _HERMES_TOP}
+    if not session:
+        # Hermes sends parent_session_id as the session when there is no session_id; it then
+        # is not repeated in extra. With a session_id it stays in extra.
+        session = kwargs.get("parent_session_id")
+        if session:
+            extra.pop("parent_session_id", None)
+    args = kwargs.get("args")
+    return {
+        "hook_event_name": event,
+        "tool_name": kwargs.get("tool_name"),
+        "tool_input": args if isinstance(args, Mapping) else None,
+        "session_id": session or "",
+        "cwd": cwd,
+        "extra": extra,
+    }
+
+
+def claude_event_name(
+    info: EventInfo, kwargs: Mapping[str, Any], configured: str | None = None
+) -> str:
+    """Claude Code's name for the event (``PostToolUseFailure`` when the tool failed); events
+    Claude Code does not have keep our name."""
+    if info.name == "post_tool_call":
+        return "PostToolUseFailure" if kwargs.get("status") == "error" else "PostToolUse"
+    if configured and configured in info.aliases and configured[:1].isupper():
+        return configured
+    for alias in info.aliases:
+        if alias[:1].isupper():
+            return alias
+    return info.name
+
+
+def tool_response(result: Any) -> Any:
+    """The host's result string as Claude Code's ``tool_response``: the JSON object it holds,
+    else ``{"output": result}``."""
+    if isinstance(result, Mapping):
+        return result
+    if isinstance(result, str):
+        try:
+            parsed = json.loads(result)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    return {"output": result}
+
+
+def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:
+    """The Claude Code payload for ``info``'s event."""
+    name = claude_event_name(info, kwargs)
+    session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
+    out: dict[str, Any] = {
+        "session_id": session,
+        "transcript_path": kwargs.get("transcript_path") or "",
+        "cwd": cwd,
+        "permission_mode": kwargs.get("permission_mode") or "default",
+        "hook_event_name": name,
+    }
+    get = kwargs.get
+    tool = get("tool_name")
+    if "tool_name" in info.args:
+        out["tool_name"] = claude_tool_name(tool)
+        out["tool_input"] = args_to_claude(tool, get("args") if get("args") is not None else {})
+    if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        out["tool_use_id"] = get("tool_call_id") or ""
+    if name == "PostToolUse":
+        out["tool_response"] = tool_response(get("result"))
+    elif name == "PostToolUseFailure":
+        out["error"] = get("error_message") or get("result") or ""
+        out["is_interrupt"] = bool(get("interrupted", False))
+    elif name == "UserPromptSubmit":
+        out["prompt"] = get("user_message") or ""
+    elif name in ("Stop", "SubagentStop"):
+        out["stop_hook_active"] = bool(get("stop_hook_active", False))
+        if name == "Stop" and get("final_response") is not None:
+            out["last_assistant_message"] = get("final_response")
+    elif name == "SessionStart":
+        out["source"] = get("source") or "startup"
+        if get("model"):
+            out["model"] = get("model")
+    elif name == "SessionEnd":
+        out["reason"] = get("reason") or "other"
+    elif name == "PreCompact":
+        out["trigger"] = get("trigger") or "auto"
+        out["custom_instructions"] = get("custom_instructions") or ""
+    elif name == "PostCompact":
+        out["trigger"] = get("trigger") or "auto"
+        out["compact_summary"] = get("summary") or ""
+    elif name == "Notification":
+        out["message"] = get("message") or ""
+        out["notification_type"] = get("notification_type") or ""
+    elif name == "PermissionRequest":
+        out["permission_suggestions"] = []
+    elif name == "SubagentStart":
+        out["agent_id"] = get("child_subagent_id") or get("child_session_id") or ""
+        out["agent_type"] = get("child_role") or ""
+    else:
+        # An event Claude Code does not have: its arguments go along under their own names.
+        for key, value in kwargs.items():
+            out.setdefault(key, value)
+    if name == "SubagentStop":
+        out["agent_id"] = get("child_session_id") or ""
+        out["agent_type"] = get("child_role") or ""
+    return out
+
+
+# ---------------------------------------------------------------------- answers
+
+#: Events whose plain (non-JSON) stdout is context for the model, as in Claude Code.
+PLAIN_TEXT_CONTEXT = frozenset({"on_session_start", "user_prompt_submit", "pre_llm_call"})
+#: Besides the events that can block, exit 2 means: Claude Code PostToolUse feeds stderr to the
+#: model; PermissionRequest denies.
+_EXIT2_ALSO = frozenset({"post_tool_call", "permission_request"})
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one hook run means for its event.
+
+    ``value`` is the normalised answer of the event's type (a :class:`~hermes_hooks.ToolDecision`,
+    :class:`~hermes_hooks.PromptDecision`, a context string, a first-result answer, a transform
+    replacement) or ``None`` for no opinion. ``failure`` says why the run failed (it is not an
+    opinion; ``fail_closed`` turned it into ``value`` when set). ``warning`` is something the
+    user should see (unparseable output, a ``systemMessage``). ``raw`` is the parsed JSON, if any.
+    """
+
+    value: Any = None
+    failure: str | None = None
+    warning: str | None = None
+    raw: Any = None
+    exit2: bool = False
+    unparseable: bool = False
+
+
+def decode(data: bytes) -> str:
+    """Bytes from a hook as text: UTF-8, invalid sequences replaced."""
+    return data.decode("utf-8", "replace")
+
+
+def can_block(info: EventInfo) -> bool:
+    """Whether exit code 2 (and ``fail_closed``) blocks this event."""
+    return info.can_block or info.name in _EXIT2_ALSO
+
+
+def block_value(info: EventInfo, message: str, source: str) -> Any:
+    """The event's own form of "blocked, because ``message``"."""
+    raw = {"action": "block", "message": message, "decision": "block", "reason": message}
+    return normalise(info, raw, source, message)
+
+
+def normalise(info: EventInfo, raw: Any, source: str, default_block: str | None = None) -> Any:
+    """A raw answer (dict or text) as the event's typed result, via :mod:`hermes_hooks.results`."""
+    name = info.name
+    if name == "pre_tool_call":
+        return results.tool_decision(raw, source, default_block_message=default_block)
+    if name == "user_prompt_submit":
+        return results.prompt_decision(raw, source, default_block_message=default_block)
+    if name == "gateway_event":
+        return results.command_decision(raw, source, default_deny_message=default_block)
+    if info.kind == "context":
+        return results.context_of(raw)
+    if info.kind == "first":
+        fn = results.FIRST_NORMALISERS.get(name)
+        return fn(raw, source) if fn else None
+    if info.kind == "transform":
+        assert info.value is not None
+        return results.transform_answer(raw, info.value)
+    return None
+
+
+def parse(
+    info: EventInfo,
+    protocol: str,
+    returncode: int | None,
+    stdout: bytes,
+    stderr: bytes,
+    *,
+    source: str,
+    fail_closed: bool = False,
+    failure: str | None = None,
+    tool_name: str | None = None,
+) -> Answer:
+    """Turn one hook run into an :class:`Answer`. Never raises, whatever the bytes.
+
+    ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
+    over the cap); ``tool_name`` lets a Claude Code ``updatedInput`` be mapped back.
+    """
+    try:
+        answer = _parse(info, protocol, returncode, stdout, stderr, source, failure, tool_name)
+    except Exception as exc:  # a bug here must not take the agent down
+        answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
+    if (answer.failure or answer.unparseable) and fail_closed and can_block(info):
+        message = (
+            f"shell hook {source} failed ({answer.failure or answer.warning}) and is fail_closed"
+        )
+        return replace(answer, value=block_value(info, message, source))
+    return answer
+
+
+def _parse(
+    info: EventInfo,
+    protocol: str,
+    returncode: int | None,
+    stdout: bytes,
+    stderr: bytes,
+    source: str,
+    failure: str | None,
+    tool_name: str | None,
+) -> Answer:
+    if failure:
+        return Answer(failure=failure)
+    err = decode(stderr).strip()
+    if returncode == 2 and can_block(info):
+        message = err or f"blocked by shell hook {source} (exit 2)"
+        return Answer(value=block_value(info, message, source), exit2=True)
+    out = decode(stdout).strip()
+    if returncode != 0:
+        why = f"exit code {returncode}" if returncode is not None else "exit status lost"
+        if err:
+            why += f": {err[:200]}"
+        if protocol == HERMES and out:
+            # Hermes honours a JSON answer whatever the exit code; so do we.
+            raw = _json_object(out)
+            if raw is not None:
+                value = _value(info, protocol, raw, source, tool_name)
+                if value is not None:
+                    return Answer(value=value, raw=raw, warning=why)
+        return Answer(failure=why)
+    if not out:
+        return Answer()
+    raw = _json_object(out)
+    if raw is None:
+        if info.name in PLAIN_TEXT_CONTEXT:
+            return Answer(value=normalise(info, out, source), raw=out)
+        return Answer(
+            warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
+            raw=out,
+            unparseable=True,
+        )
+    value = _value(info, protocol, raw, source, tool_name)
+    warning = None
+    system = raw.get("systemMessage") or raw.get("system_message")
+    if isinstance(system, str) and system.strip():
+        warning = system.strip()
+    return Answer(value=value, raw=raw, warning=warning)
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _value(
+    info: EventInfo, protocol: str, raw: dict[str, Any], source: str, tool: str | None
+) -> Any:
+    default_block = f"blocked by shell hook {source}"
+    value = normalise(info, raw, source, default_block)
+    if (
+        protocol == CLAUDE
+        and isinstance(value, results.ToolDecision)
+        and value.args is not None
+        and tool is not None
+    ):
+        value = replace(value, args=args_from_claude(tool, value.args))
+    return value

@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+cat > /dev/null
+sleep 0.05

@@ -1,0 +1,358 @@
+"""Shell hooks: reading config.yaml and settings.json, validation warnings, matchers."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from shell_helpers import load, script, shell_plugin, write_settings
+
+import hermes_hooks
+
+BLOCK = script("block_rm.sh")
+ANSWER = script("answer.sh")
+
+
+def test_no_shell_hooks_registers_nothing(home: Path) -> None:
+    hooks = load(home, {})
+    assert shell_plugin(hooks) is None
+    assert not hooks.has_hook("pre_tool_call")
+
+
+def test_only_configured_events_get_an_impl(home: Path) -> None:
+    hooks = load(home, {"pre_tool_call": [{"command": BLOCK}]})
+    assert hooks.has_hook("pre_tool_call")
+    assert not hooks.has_hook("post_tool_call")
+    assert not hooks.has_hook("pre_llm_call")
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [("pre_tools_call", "pre_tool_call"), ("PreToolUses", "PreToolUse")],
+)
+def test_unknown_event_warns_with_did_you_mean_and_is_skipped(
+    home: Path, caplog: pytest.LogCaptureFixture, name: str, suggestion: str
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {name: [{"command": BLOCK}]})
+    assert shell_plugin(hooks) is None
+    text = caplog.text
+    assert f"did you mean {suggestion!r}" in text
+    assert f"hooks.{name}" in text and str(home / "config.yaml") in text
+
+
+@pytest.mark.parametrize("alias", ["PreToolUse", "pre_tool_use", "pre_tool_call"])
+def test_event_aliases_are_accepted(home: Path, alias: str) -> None:
+    hooks = load(home, {alias: [{"command": BLOCK}]})
+    d = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}, session_id="s")
+    assert d.action == "block"
+
+
+@pytest.mark.parametrize(
+    ("timeout", "expected", "warned"),
+    [(None, 60, False), (30, 30, False), (301, 300, True), (1000, 300, True), (0, 60, True),
+     (-5, 60, True), (1.5, 60, True), ("30", 60, True), (True, 60, True)],
+)  # fmt: skip
+def test_timeout_default_clamp_and_fallback(
+    home: Path, caplog: pytest.LogCaptureFixture, timeout: object, expected: int, warned: bool
+) -> None:
+    entry: dict[str, object] = {"command": BLOCK}
+    if timeout is not None:
+        entry["timeout"] = timeout
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [entry]})
+    [row] = [r for r in hooks.rows() if r["source"] == "shell"]
+    assert row["timeout"] == expected
+    assert ("hooks.pre_tool_call[0]" in caplog.text) is warned
+
+
+def test_missing_command_skips_the_entry_naming_file_event_and_index(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [{"command": BLOCK}, {"comand": "x"}]})
+    assert len(shell_plugin(hooks).all_hooks) == 1
+    assert (
+        f"hooks.pre_tool_call[1] in {home / 'config.yaml'}: missing a non-empty 'command'"
+        in caplog.text
+    )
+    assert "unknown key 'comand' (did you mean 'command'?)" in caplog.text
+
+
+def test_yaml_syntax_error_names_line_and_column_and_loads_no_shell_hook(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.yaml").write_text(
+        f"hooks:\n  pre_tool_call:\n    - command: {BLOCK}\n   bad: [\n"
+    )
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert shell_plugin(hooks) is None
+    assert "line 4, column" in caplog.text and "config.yaml" in caplog.text
+    # the agent still starts: the API answers
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).action is None
+
+
+def test_cli_config_yaml_fallback(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "cli-config.yaml").write_text(f"hooks:\n  pre_tool_call:\n    - command: {BLOCK}\n")
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert hooks.has_hook("pre_tool_call")
+
+
+def test_identical_entries_run_once(home: Path) -> None:
+    entry = {"command": BLOCK, "matcher": "terminal"}
+    hooks = load(home, {"pre_tool_call": [entry, dict(entry), {"command": BLOCK}]})
+    assert len(shell_plugin(hooks).all_hooks) == 2
+
+
+def test_priority_moves_a_shell_hook_earlier(home: Path) -> None:
+    hooks = load(
+        home,
+        {
+            "pre_tool_call": [
+                {"command": ANSWER, "name": "late"},
+                {"command": BLOCK, "name": "early", "priority": 5},
+            ]
+        },
+    )
+    assert [h.name for h in shell_plugin(hooks).all_hooks] == ["early", "late"]
+
+
+# ---------------------------------------------------------------------- matchers
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "fires"),
+    [
+        ("terminal", "terminal", True),
+        ("term", "terminal", False),  # the regex must match the whole name
+        ("  terminal  ", "terminal", True),  # whitespace stripped
+        ("terminal|write_file", "write_file", True),
+        ("read_.*", "read_file", True),
+        ("read_.*", "terminal", False),
+    ],
+)
+def test_hermes_matcher_full_match(home: Path, matcher: str, tool: str, fires: bool) -> None:
+    hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": matcher}]})
+    d = hooks.pre_tool_call(tool_name=tool, args={"command": "rm -rf /"}, session_id="s")
+    assert (d.action == "block") is fires
+
+
+def test_invalid_regex_warns_and_matches_literally(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": "ter(minal"}]})
+    assert "not a valid regex" in caplog.text
+    assert (
+        hooks.pre_tool_call(tool_name="ter(minal", args={"command": "rm -rf /"}).action == "block"
+    )
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).action is None
+
+
+def test_hermes_matcher_on_non_tool_event_is_ignored_with_a_warning(
+    home: Path, caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(
+            home,
+            {
+                "pre_llm_call": [
+                    {"command": ANSWER, "matcher": "terminal", "env": {"ANSWER": "ctx"}}
+                ]
+            },
+        )
+    assert "matcher 'terminal' is ignored" in caplog.text
+    assert hooks.pre_llm_call(session_id="s", user_message="hi") == "ctx"
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "fires"),
+    [
+        (None, "terminal", True),
+        ("", "terminal", True),
+        ("*", "terminal", True),
+        ("Bash", "terminal", True),  # Claude Code's name of the host tool
+        ("Bash|Write", "write_file", True),
+        ("Write", "terminal", False),
+        ("Bas", "terminal", False),  # plain names match exactly
+        ("Ba.*", "terminal", True),  # a regex is searched
+        ("mcp__.*__delete", "mcp__github__delete", True),
+    ],
+)
+def test_claude_code_matcher_rules(home: Path, matcher: str | None, tool: str, fires: bool) -> None:
+    group: dict[str, object] = {
+        "hooks": [{"type": "command", "command": 'echo \'{"decision":"block","reason":"no"}\''}]
+    }
+    if matcher is not None:
+        group["matcher"] = matcher
+    write_settings(home / "settings.json", {"PreToolUse": [group]})
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert (hooks.pre_tool_call(tool_name=tool, args={"command": "x"}).action == "block") is fires
+
+
+@pytest.mark.parametrize(
+    ("event", "matcher", "kwargs", "fires"),
+    [
+        ("SessionStart", "resume", {"source": "resume"}, True),
+        ("SessionStart", "resume", {"source": "startup"}, False),
+        ("Notification", "idle_prompt", {"notification_type": "idle_prompt", "message": "m"}, True),
+        (
+            "Notification",
+            "idle_prompt",
+            {"notification_type": "permission_prompt", "message": "m"},
+            False,
+        ),
+    ],
+)
+def test_claude_code_matcher_on_non_tool_event_matches_its_field(
+    home: Path, tmp_path: Path, event: str, matcher: str, kwargs: dict[str, str], fires: bool
+) -> None:
+    marker = tmp_path / "fired"
+    write_settings(
+        home / "settings.json",
+        {
+            event: [
+                {"matcher": matcher, "hooks": [{"type": "command", "command": f"touch {marker}"}]}
+            ]
+        },
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    hooks.call(event, session_id="s", **kwargs)
+    assert marker.exists() is fires
+
+
+def test_pre_compact_matcher_matches_trigger(home: Path, tmp_path: Path) -> None:
+    write_settings(
+        home / "settings.json",
+        {
+            "PreCompact": [
+                {
+                    "matcher": "manual",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": 'echo \'{"decision":"block","reason":"keep"}\'',
+                        }
+                    ],
+                }
+            ]
+        },
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert hooks.pre_compress(session_id="s", trigger="manual").action == "block"
+    assert hooks.pre_compress(session_id="s", trigger="auto") is None
+
+
+def test_settings_files_listed_in_config_are_read(home: Path, tmp_path: Path) -> None:
+    settings = write_settings(
+        tmp_path / "project" / ".claude" / "settings.json",
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": 'echo \'{"decision":"block","reason":"from project"}\'',
+                        }
+                    ],
+                }
+            ]
+        },
+    )
+    hooks = load(home, None, hooks_settings_files=[str(settings)])
+    d = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (d.action, d.message) == ("block", "from project")
+    assert [r["protocol"] for r in hooks.rows() if r["source"] == "shell"] == ["claude-code"]
+
+
+def test_settings_json_syntax_error_names_line_and_column(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.json").write_text('{\n  "hooks": {\n    "PreToolUse": [,]\n  }\n}\n')
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert shell_plugin(hooks) is None
+    assert "settings.json at line 3, column" in caplog.text
+
+
+def test_settings_json_disable_all_hooks(home: Path) -> None:
+    write_settings(
+        home / "settings.json",
+        {"PreToolUse": [{"hooks": [{"type": "command", "command": "true"}]}]},
+        disableAllHooks=True,
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert not hooks.has_hook("pre_tool_call")
+
+
+def test_non_command_hook_types_are_skipped_with_a_warning(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    write_settings(
+        home / "settings.json", {"Stop": [{"hooks": [{"type": "prompt", "prompt": "is it done?"}]}]}
+    )
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert shell_plugin(hooks) is None
+    assert "hook type 'prompt' is not supported" in caplog.text
+
+
+def test_claude_code_shape_inside_config_yaml(home: Path) -> None:
+    hooks = load(
+        home,
+        {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": 'echo \'{"decision":"block","reason":"cc"}\'',
+                        }
+                    ],
+                }
+            ]
+        },
+    )
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).message == "cc"
+
+
+def test_post_tool_use_fires_on_success_and_failure_variant_on_error(home: Path) -> None:
+    ok = 'echo \'{"decision":"block","reason":"ok-hook"}\''
+    bad = 'echo \'{"hookSpecificOutput":{"additionalContext":"failure-hook"}}\''
+    write_settings(
+        home / "settings.json",
+        {"PostToolUse": [{"hooks": [{"type": "command", "command": ok}]}],
+         "PostToolUseFailure": [{"hooks": [{"type": "command", "command": bad}]}]},
+    )  # fmt: skip
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert hooks.post_tool_call(tool_name="terminal", args={}, result="x", status="ok") == "ok-hook"
+    assert (
+        hooks.post_tool_call(tool_name="terminal", args={}, result="x", status="error")
+        == "failure-hook"
+    )
+
+
+def test_list_rows_show_each_shell_hook(home: Path) -> None:
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": BLOCK, "matcher": "terminal", "timeout": 5}]},
+        accept=False,
+    )
+    [row] = [r for r in hooks.rows() if r["source"] == "shell"]
+    assert row["event"] == "pre_tool_call"
+    assert row["command"] == BLOCK and row["matcher"] == "terminal" and row["timeout"] == 5
+    assert row["status"] == "unapproved" and row["approved_at"] is None
+
+
+def test_safe_mode_runs_no_shell_hook(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HERMES_SAFE_MODE", "1")
+    hooks = load(home, {"pre_tool_call": [{"command": BLOCK}]})
+    assert not hooks.has_hook("pre_tool_call")
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).action is None
