@@ -12,19 +12,18 @@ from __future__ import annotations
 import asyncio
 import difflib
 import hashlib
-import importlib.util
 import inspect
 import logging
 import os
 import stat
 import sys
 import threading
-import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.loader import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision, command_decision
 
@@ -387,25 +386,13 @@ def _module_name(directory: Path) -> str:
 def import_handler(directory: Path) -> Callable[..., Any]:
     """Import ``directory/handler.py`` as its own package's module (so relative imports work) and
     return its ``handle``."""
-    if MODULE_NAMESPACE not in sys.modules:
-        root = types.ModuleType(MODULE_NAMESPACE)
-        root.__path__ = []
-        sys.modules[MODULE_NAMESPACE] = root
+    ensure_package(MODULE_NAMESPACE)
     package_name = _module_name(directory)
-    package = types.ModuleType(package_name)
-    package.__path__ = [str(directory)]
-    sys.modules[package_name] = package
-    module_name = f"{package_name}.handler"
+    ensure_package(package_name, [str(directory)])
     handler = directory / "handler.py"
-    spec = importlib.util.spec_from_file_location(module_name, handler)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {handler}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
+        module = import_file(f"{package_name}.handler", handler)
     except BaseException:
-        sys.modules.pop(module_name, None)
         sys.modules.pop(package_name, None)
         raise
     handle = getattr(module, "handle", None)

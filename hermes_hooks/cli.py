@@ -200,6 +200,9 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     table = []
     for r in rows:
         detail = r.get("error") or r.get("command") or r.get("function") or ""
+        if not detail and r.get("event") is None:
+            registered = r.get("registered") or {}
+            detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in registered.items()) or "no hooks"
         if r.get("matcher"):
             detail = f"[{r['matcher']}] {detail}"
         table.append(

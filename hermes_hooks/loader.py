@@ -200,8 +200,6 @@ def discover(home: Path, *, entry_points: bool = True) -> list[Candidate]:
 
 def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
     """Discover, filter, import and register every third-party plugin into ``hooks``."""
-    from .manager import PluginRecord
-
     if hooks.safe_mode:
         log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
         return
@@ -211,32 +209,13 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
     for cand in discover(hooks.home, entry_points=entry_points):
         earlier = seen.get(cand.name)
         if earlier is not None:
-            hooks.record(
-                PluginRecord(
-                    name=f"{cand.name} ({cand.source}: {cand.path})",
-                    source=cand.source,
-                    status="shadowed",
-                    error=f"shadowed by the {earlier.origin} {earlier.source} plugin at {earlier.path}",
-                    path=cand.path,
-                    version=cand.version,
-                    distribution=cand.distribution,
-                )
-            )
+            why = f"shadowed by the {earlier.origin} {earlier.source} plugin at {earlier.path}"
+            _record(hooks, cand, "shadowed", why, name=f"{cand.name} ({cand.source}: {cand.path})")
             continue
         seen[cand.name] = cand
         reason = policy.refusal(cand)
         if reason:
-            hooks.record(
-                PluginRecord(
-                    name=cand.name,
-                    source=cand.source,
-                    status="disabled",
-                    error=reason,
-                    path=cand.path,
-                    version=cand.version,
-                    distribution=cand.distribution,
-                )
-            )
+            _record(hooks, cand, "disabled", reason)
             continue
         winners.append(cand)
 
@@ -257,14 +236,20 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
 
 
 def _fail(hooks: Hooks, cand: Candidate, error: str) -> None:
+    log.warning("plugin %r (%s %s) failed to load: %s", cand.name, cand.source, cand.path, error)
+    _record(hooks, cand, "failed", error)
+
+
+def _record(
+    hooks: Hooks, cand: Candidate, status: str, error: str, name: str | None = None
+) -> None:
     from .manager import PluginRecord
 
-    log.warning("plugin %r (%s %s) failed to load: %s", cand.name, cand.source, cand.path, error)
     hooks.record(
         PluginRecord(
-            name=cand.name,
+            name=name or cand.name,
             source=cand.source,
-            status="failed",
+            status=status,
             error=error,
             path=cand.path,
             version=cand.version,
@@ -356,18 +341,28 @@ def _import(cand: Candidate) -> Any:
     return import_directory(Path(cand.path), cand.name)
 
 
-def import_directory(path: Path, name: str) -> types.ModuleType:
-    """Import a plugin directory as ``hermes_plugins.<slug>`` so relative imports work."""
-    if NAMESPACE not in sys.modules:
-        parent = types.ModuleType(NAMESPACE)
-        parent.__path__ = []
-        sys.modules[NAMESPACE] = parent
-    module_name = f"{NAMESPACE}.{slug(name)}"
+def ensure_package(name: str, path: list[str] | None = None) -> types.ModuleType:
+    """A (namespace-like) package module called ``name`` in ``sys.modules``, created if needed."""
+    package = sys.modules.get(name)
+    if package is None:
+        package = types.ModuleType(name)
+        package.__path__ = list(path or [])
+        sys.modules[name] = package
+    return package
+
+
+def import_file(
+    module_name: str, file: Path, *, package_path: Path | None = None
+) -> types.ModuleType:
+    """Import ``file`` as ``module_name`` (a package rooted at ``package_path`` when given, so
+    relative imports inside it work). A module that fails to import is not left behind."""
     spec = importlib.util.spec_from_file_location(
-        module_name, path / "__init__.py", submodule_search_locations=[str(path)]
+        module_name,
+        file,
+        submodule_search_locations=[str(package_path)] if package_path is not None else None,
     )
     if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path / '__init__.py'}")
+        raise ImportError(f"cannot import {file}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
@@ -376,6 +371,12 @@ def import_directory(path: Path, name: str) -> types.ModuleType:
         sys.modules.pop(module_name, None)
         raise
     return module
+
+
+def import_directory(path: Path, name: str) -> types.ModuleType:
+    """Import a plugin directory as ``hermes_plugins.<slug>`` so relative imports work."""
+    ensure_package(NAMESPACE)
+    return import_file(f"{NAMESPACE}.{slug(name)}", path / "__init__.py", package_path=path)
 
 
 def _register_function(cand: Candidate, target: Any) -> Any:

@@ -652,39 +652,24 @@ class Hooks:
         if event is not None:
             event = catalogue.get(event).name if catalogue.get(event) else event  # type: ignore[union-attr]
         per_event: dict[str, list[dict[str, Any]]] = {}
-        described: dict[str, Any] = {}
         for ev, plan in self._plans.items():
             for impl in plan:
                 rec = self.records.get(impl.name)
-                plugin = rec.plugin if rec else None
-                if plugin is not None and callable(getattr(plugin, "hermes_rows", None)):
-                    described.setdefault(impl.name, plugin)
-                    continue
+                if rec is not None and callable(getattr(rec.plugin, "hermes_rows", None)):
+                    continue  # described below, one row per hook it manages
                 per_event.setdefault(ev, []).append(self._impl_row(ev, impl, rec))
-        for name, plugin in described.items():
-            for row in plugin.hermes_rows():
-                row = {
+        for name, rec in self.records.items():
+            if not callable(getattr(rec.plugin, "hermes_rows", None)):
+                continue
+            for row in rec.plugin.hermes_rows():
+                full = {
                     "source": "builtin",
                     "status": "active",
                     "error": None,
                     "plugin": name,
                     **row,
                 }
-                per_event.setdefault(row["event"], []).append(row)
-        for name, rec in self.records.items():
-            plugin = rec.plugin
-            if name in described or plugin is None:
-                continue
-            if callable(getattr(plugin, "hermes_rows", None)):
-                for row in plugin.hermes_rows():
-                    row = {
-                        "source": "builtin",
-                        "status": "active",
-                        "error": None,
-                        "plugin": name,
-                        **row,
-                    }
-                    per_event.setdefault(row["event"], []).append(row)
+                per_event.setdefault(full["event"], []).append(full)
         order = list(self._events) + sorted(set(per_event) - set(self._events))
         rows: list[dict[str, Any]] = []
         for ev in order:
@@ -694,22 +679,46 @@ class Hooks:
                 row.setdefault("order", position)
                 rows.append(row)
         if event is None:
+            # Plugins without a hook row: those that did not load (failed, disabled, shadowed),
+            # and active ones that registered only tools, commands, skills or nothing at all.
+            listed = {r.get("plugin") or r.get("name") for r in rows}
             for rec in self.records.values():
-                if rec.status != "active":
-                    rows.append(
-                        {
-                            "event": None,
-                            "name": rec.name,
-                            "source": rec.source,
-                            "status": rec.status,
-                            "error": rec.error,
-                            "path": rec.path,
-                            "version": rec.version,
-                        }
-                    )
+                if rec.status == "active" and (rec.name in listed or rec.source == "builtin"):
+                    continue
+                if rec.status == "active" and callable(getattr(rec.plugin, "hermes_rows", None)):
+                    continue
+                rows.append(
+                    {
+                        "event": None,
+                        "name": rec.name,
+                        "source": rec.source,
+                        "status": rec.status,
+                        "error": rec.error,
+                        "path": rec.path,
+                        "version": rec.version,
+                        "registered": self.registered_by(rec.name),
+                    }
+                )
         if not include_builtin:
             rows = [r for r in rows if r.get("source") != "builtin"]
         return rows
+
+    def registered_by(self, name: str) -> dict[str, list[str]]:
+        """What plugin ``name`` put in the registries (tools, commands, skills, ...)."""
+        regs = self.registries
+        out = {
+            kind: sorted(k for k, e in reg.items() if e.plugin == name)
+            for kind, reg in (
+                ("tools", regs.tools),
+                ("commands", regs.commands),
+                ("cli_commands", regs.cli_commands),
+                ("skills", regs.skills),
+            )
+        }
+        out["middleware"] = sorted(
+            k for k, es in regs.middleware.items() if any(e.plugin == name for e in es)
+        )
+        return {k: v for k, v in out.items() if v}
 
     def _impl_row(self, event: str, impl: _Impl, rec: PluginRecord | None) -> dict[str, Any]:
         opts = impl.impl

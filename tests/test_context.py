@@ -155,3 +155,14 @@ def test_event_bus_listeners_from_plugins(hooks):
     assert other.events.emit("memory:saved", 1) == ["got 1"]
     hooks.unregister("p")  # its listeners go with it
     assert other.events.emit("memory:saved", 1) == []
+
+
+def test_plugin_with_only_tools_is_listed(home, plugin_dir):
+    plugin_dir(
+        "toolsonly", "def register(ctx):\n    ctx.register_tool('t1', 'set', {}, lambda a: '')\n"
+    )
+    plugin_dir("nothing", "def register(ctx):\n    pass\n")
+    rows = {r["name"]: r for r in hermes_hooks.load(home, entry_points=False).rows()}
+    assert rows["toolsonly"]["event"] is None and rows["toolsonly"]["status"] == "active"
+    assert rows["toolsonly"]["registered"] == {"tools": ["t1"]}
+    assert rows["nothing"]["registered"] == {}
