@@ -142,3 +142,13 @@ def test_list_json_stays_valid_when_a_plugin_prints(home, plugin_dir):
     assert out.returncode == 0
     assert json.loads(out.stdout)[0]["name"] == "noisy"
     assert "garbage at import" in out.stderr
+
+
+def test_every_command_is_documented():
+    from pathlib import Path
+
+    from hermes_hooks.cli import COMMANDS
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "cli.md").read_text()
+    for name in COMMANDS:
+        assert f"### `{name}" in text, f"docs/cli.md has no section for `{name}`"
