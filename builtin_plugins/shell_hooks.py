@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import functools
 import os
 import re
 import shlex
@@ -133,7 +134,12 @@ class ShellHook:
         ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell."""
         if self.protocol == wire.CLAUDE:
             return ["/bin/sh", "-c", self.command]
-        return [consent.expand(token, env) for token in shlex.split(self.command)]
+        return [consent.expand(token, env) for token in self.tokens]
+
+    @functools.cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """The command split with ``shlex`` (once: the command never changes)."""
+        return tuple(shlex.split(self.command))
 
     def cwd(self, env: Mapping[str, str]) -> str | None:
         if not self.working_dir:
@@ -498,9 +504,14 @@ class ShellHooks:
     # -------------------------------------------------------------- environment
 
     def environment(
-        self, info: EventInfo, hook: ShellHook, kwargs: Mapping[str, Any], cwd: str
+        self,
+        info: EventInfo,
+        hook: ShellHook,
+        kwargs: Mapping[str, Any],
+        cwd: str,
+        base: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
-        env = dict(os.environ)
+        env = dict(base if base is not None else os.environ)
         env["HERMES_HOOK_EVENT"] = info.name
         env["HERMES_HOME"] = str(self.home)
         session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
@@ -719,8 +730,9 @@ class ShellHooks:
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
+        base = dict(os.environ)  # copied once per firing: os.environ is slow to iterate
         for hook in hooks:
-            env = self.environment(info, hook, kwargs, cwd)
+            env = self.environment(info, hook, kwargs, cwd, base)
             state = self.consent(hook, env) if force else self._permit(hook, env)
             run = Run(hook, state.status, state.detail)
             runs.append(run)
