@@ -11,8 +11,8 @@ Consent (:mod:`hermes_hooks.consent`) is checked at every firing against the scr
 from __future__ import annotations
 
 import difflib
-import logging
 import functools
+import logging
 import os
 import re
 import shlex
