@@ -453,29 +453,17 @@ class Hooks:
         return out
 
     def _transform(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> Any:
-        assert info.value is not None
-        key = info.value
-        accept = results.transform_value(key)
-        kwargs = dict(kwargs)
-        kwargs.setdefault(key, None)
+        key, accept, kwargs = _transform_start(info, kwargs)
         for impl in plan:
-            for _, value in self._results(info.name, (impl,), kwargs):
-                if not isinstance(value, HookFailed) and accept(value):
-                    kwargs[key] = value
+            _transform_step(key, accept, self._results(info.name, (impl,), kwargs), kwargs)
         return kwargs[key]
 
     async def _atransform(
         self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
     ) -> Any:
-        assert info.value is not None
-        key = info.value
-        accept = results.transform_value(key)
-        kwargs = dict(kwargs)
-        kwargs.setdefault(key, None)
+        key, accept, kwargs = _transform_start(info, kwargs)
         for impl in plan:
-            for _, value in await self._aresults(info.name, (impl,), kwargs):
-                if not isinstance(value, HookFailed) and accept(value):
-                    kwargs[key] = value
+            _transform_step(key, accept, await self._aresults(info.name, (impl,), kwargs), kwargs)
         return kwargs[key]
 
     def _first(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> Any:
@@ -489,28 +477,19 @@ class Hooks:
         self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
     ) -> PromptDecision:
         kwargs = dict(kwargs)
-        decisions = []
+        decisions: list[PromptDecision] = []
         for impl in plan:
-            for _, value in self._results(info.name, (impl,), kwargs):
-                d = _normalise(info, impl, value)
-                if d is not None:
-                    decisions.append(d)
-                    if d.text is not None:
-                        kwargs["user_message"] = d.text
+            _prompt_step(info, self._results(info.name, (impl,), kwargs), kwargs, decisions)
         return _combine_prompts(decisions)
 
     async def _aprompt(
         self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
     ) -> PromptDecision:
         kwargs = dict(kwargs)
-        decisions = []
+        decisions: list[PromptDecision] = []
         for impl in plan:
-            for _, value in await self._aresults(info.name, (impl,), kwargs):
-                d = _normalise(info, impl, value)
-                if d is not None:
-                    decisions.append(d)
-                    if d.text is not None:
-                        kwargs["user_message"] = d.text
+            pairs = await self._aresults(info.name, (impl,), kwargs)
+            _prompt_step(info, pairs, kwargs, decisions)
         return _combine_prompts(decisions)
 
     # ------------------------------------------------------------------ gateway events
@@ -816,6 +795,39 @@ def _combine(info: EventInfo, pairs: list[tuple[_Impl, Any]]) -> Any:
     if info.name == "gateway_event":
         return results.combine_command_decisions(normalised)
     return normalised[0] if normalised else None
+
+
+def _transform_start(
+    info: EventInfo, kwargs: dict[str, Any]
+) -> tuple[str, Callable[[Any], bool], dict[str, Any]]:
+    assert info.value is not None
+    kwargs = dict(kwargs)
+    kwargs.setdefault(info.value, None)
+    return info.value, results.transform_value(info.value), kwargs
+
+
+def _transform_step(
+    key: str, accept: Callable[[Any], bool], pairs: list[tuple[_Impl, Any]], kwargs: dict[str, Any]
+) -> None:
+    """Apply one hook's replacement value, if it is one of the right type."""
+    for _, value in pairs:
+        if not isinstance(value, HookFailed) and accept(value):
+            kwargs[key] = value
+
+
+def _prompt_step(
+    info: EventInfo,
+    pairs: list[tuple[_Impl, Any]],
+    kwargs: dict[str, Any],
+    decisions: list[PromptDecision],
+) -> None:
+    """Keep one hook's prompt decision; a rewrite is what the next hook sees."""
+    for impl, value in pairs:
+        d = _normalise(info, impl, value)
+        if d is not None:
+            decisions.append(d)
+            if d.text is not None:
+                kwargs["user_message"] = d.text
 
 
 def _combine_prompts(decisions: list[PromptDecision]) -> PromptDecision:
