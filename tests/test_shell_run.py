@@ -110,13 +110,17 @@ def test_large_payload_is_written_without_deadlock(home: Path, tmp_path: Path) -
 # ---------------------------------------------------------------------- parallel
 
 
-def test_five_sleepers_run_in_parallel(home: Path) -> None:
+def test_five_sleepers_run_in_parallel(home: Path, tmp_path: Path) -> None:
     sleeper = script("sleep50.sh")
-    hooks = load(home, {"post_llm_call": [{"command": f"{sleeper} {i}"} for i in range(5)]})
-    hooks.post_llm_call(session_id="s")  # warm up
+    ran = tmp_path / "ran"
+    # Distinct commands (the last argument differs) so they are not deduplicated.
+    entries = [{"command": f"{sleeper} 0.4 {i}", "env": {"HOOK_OUT": str(ran)}} for i in range(5)]
+    hooks = load(home, {"post_llm_call": entries})
     start = time.monotonic()
     hooks.post_llm_call(session_id="s")
-    assert time.monotonic() - start < 0.2  # one after another they take at least 0.25 s
+    # One after another they take at least 2 s; together about 0.4 s (generous margin for CI).
+    assert time.monotonic() - start < 1.5
+    assert ran.read_text().splitlines() == ["ran"] * 5
 
 
 def test_parallel_hooks_that_disagree_combine_the_same_way_every_run(home: Path) -> None:
