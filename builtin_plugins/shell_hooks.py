@@ -19,7 +19,7 @@ import shlex
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -851,32 +851,7 @@ class ShellHooks:
 def combine(info: EventInfo, runs: Sequence[Run]) -> Any:
     """The answers of one firing, combined in config order with the event's rule."""
     values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
-    name, kind = info.name, info.kind
-    if name == "pre_tool_call":
-        return results.combine_tool_decisions(values) if values else None
-    if name == "user_prompt_submit":
-        return combine_prompts(values) if values else None
-    if name == "gateway_event":
-        return results.combine_command_decisions(values) if values else None
-    if kind == "context":
-        return results.join_texts(v for v in values if isinstance(v, str))
-    if kind == "first":
-        return values[0] if values else None
-    return None
-
-
-def combine_prompts(decisions: Sequence[results.PromptDecision]) -> results.PromptDecision:
-    """A block wins (the first block's message); the last rewrite wins; contexts are joined."""
-    block = next((d for d in decisions if d.action == "block"), None)
-    texts = [d.text for d in decisions if d.text is not None]
-    first = block or decisions[0]
-    return replace(
-        first,
-        action="block" if block else None,
-        message=block.message if block else None,
-        text=texts[-1] if texts else None,
-        context=results.join_texts(d.context for d in decisions),
-    )
+    return results.combine(info, values)
 
 
 # ---------------------------------------------------------------------- helpers
@@ -941,9 +916,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     """Every shell hook the config declares: ``hooks:`` of config.yaml, then ``settings.json``
     files (``<home>/settings.json`` and ``hooks_settings_files``)."""
     config = hooks.config
-    raw_events = config.get("fail_closed_events")
-    fail_closed = [_event_of(e) for e in raw_events] if isinstance(raw_events, list) else []
-    reader = _Reader(e for e in fail_closed if e)
+    reader = _Reader(hooks.fail_closed_events)
     origin = str(hooks.config_path) if hooks.config_path else "the host's config"
     reader.block(config.get("hooks"), origin, wire.HERMES)
     files: list[Path] = []

@@ -175,7 +175,8 @@ class Hooks:
         self._lock = threading.RLock()
         self._plans: dict[str, tuple[_Impl, ...]] = {}
         self._events = catalogue.events()
-        self._fail_closed_events = frozenset(self._config_fail_closed_events())
+        #: Events the config says fail closed (``fail_closed_events``), by our names.
+        self.fail_closed_events = frozenset(self._config_fail_closed_events())
         self._warned: set[str] = set()
         self.config_errors: list[str] = []
 
@@ -275,7 +276,7 @@ class Hooks:
         fn = impl.function
         callback = getattr(fn, "__hermes_callback__", None)
         rec = self.records.get(impl.plugin_name)
-        fail_closed = bool(rec and rec.fail_closed) or event in self._fail_closed_events
+        fail_closed = bool(rec and rec.fail_closed) or event in self.fail_closed_events
         if callback is not None:
             return _Impl(
                 fn=callback,
@@ -453,18 +454,20 @@ class Hooks:
         return out
 
     def _transform(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> Any:
-        key, accept, kwargs = _transform_start(info, kwargs)
+        assert info.value is not None
+        kwargs = {info.value: None, **kwargs}
         for impl in plan:
-            _transform_step(key, accept, self._results(info.name, (impl,), kwargs), kwargs)
-        return kwargs[key]
+            _transform_step(info, self._results(info.name, (impl,), kwargs), kwargs)
+        return kwargs[info.value]
 
     async def _atransform(
         self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
     ) -> Any:
-        key, accept, kwargs = _transform_start(info, kwargs)
+        assert info.value is not None
+        kwargs = {info.value: None, **kwargs}
         for impl in plan:
-            _transform_step(key, accept, await self._aresults(info.name, (impl,), kwargs), kwargs)
-        return kwargs[key]
+            _transform_step(info, await self._aresults(info.name, (impl,), kwargs), kwargs)
+        return kwargs[info.value]
 
     def _first(self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]) -> Any:
         for impl in plan:
@@ -480,7 +483,7 @@ class Hooks:
         decisions: list[PromptDecision] = []
         for impl in plan:
             _prompt_step(info, self._results(info.name, (impl,), kwargs), kwargs, decisions)
-        return _combine_prompts(decisions)
+        return results.combine_prompt_decisions(decisions)
 
     async def _aprompt(
         self, info: EventInfo, plan: Sequence[_Impl], kwargs: dict[str, Any]
@@ -490,7 +493,7 @@ class Hooks:
         for impl in plan:
             pairs = await self._aresults(info.name, (impl,), kwargs)
             _prompt_step(info, pairs, kwargs, decisions)
-        return _combine_prompts(decisions)
+        return results.combine_prompt_decisions(decisions)
 
     # ------------------------------------------------------------------ gateway events
 
@@ -745,34 +748,15 @@ def _neutral(info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
     return None
 
 
-def _failure_as_result(info: EventInfo, failure: HookFailed) -> Any:
-    if info.name == "pre_tool_call":
-        return ToolDecision(action="block", message=str(failure), source=failure.hook)
-    if info.name == "user_prompt_submit":
-        return PromptDecision(action="block", message=str(failure), source=failure.hook)
-    if info.name == "gateway_event":
-        return CommandDecision(decision="deny", message=str(failure), source=failure.hook)
-    return None
-
-
 def _normalise(info: EventInfo, impl: _Impl, value: Any) -> Any:
     if isinstance(value, HookFailed):
-        return _failure_as_result(info, value)
-    name = info.name
-    if name == "pre_tool_call":
-        return results.tool_decision(value, impl.name)
-    if name == "user_prompt_submit":
-        return results.prompt_decision(value, impl.name)
-    if name == "gateway_event":
-        return results.command_decision(value, impl.name)
-    if info.kind == "context":
-        if impl.hermes and name == "post_tool_call":
-            return None  # Hermes ignores post_tool_call return values; so do we for its plugins.
-        return results.context_of(value)
-    if info.kind == "first":
-        normalise = results.FIRST_NORMALISERS.get(name)
-        return normalise(value, impl.name) if normalise else value
-    return value
+        # Only decision events fail closed (DESIGN 3.3): the failure becomes their block.
+        return results.blocked(info, str(value), value.hook) if info.kind == "decide" else None
+    if info.kind == "observe":
+        return value  # no answer to normalise; invoke() hands observers' values back as they are
+    if impl.hermes and info.name == "post_tool_call":
+        return None  # Hermes ignores post_tool_call return values; so do we for its plugins.
+    return results.normalise(info, value, impl.name)
 
 
 def _first_answer(info: EventInfo, pairs: list[tuple[_Impl, Any]]) -> Any:
@@ -784,35 +768,23 @@ def _first_answer(info: EventInfo, pairs: list[tuple[_Impl, Any]]) -> Any:
 
 
 def _combine(info: EventInfo, pairs: list[tuple[_Impl, Any]]) -> Any:
-    kind = info.kind
-    if kind == "observe":
+    if info.kind == "observe":
         return None
     normalised = [n for n in (_normalise(info, impl, v) for impl, v in pairs) if n is not None]
-    if kind == "context":
-        return results.join_texts(normalised)
-    if info.name == "pre_tool_call":
-        return results.combine_tool_decisions(normalised)
-    if info.name == "gateway_event":
-        return results.combine_command_decisions(normalised)
-    return normalised[0] if normalised else None
-
-
-def _transform_start(
-    info: EventInfo, kwargs: dict[str, Any]
-) -> tuple[str, Callable[[Any], bool], dict[str, Any]]:
-    assert info.value is not None
-    kwargs = dict(kwargs)
-    kwargs.setdefault(info.value, None)
-    return info.value, results.transform_value(info.value), kwargs
+    combined = results.combine(info, normalised)
+    return combined if combined is not None else _neutral(info, {})
 
 
 def _transform_step(
-    key: str, accept: Callable[[Any], bool], pairs: list[tuple[_Impl, Any]], kwargs: dict[str, Any]
+    info: EventInfo, pairs: list[tuple[_Impl, Any]], kwargs: dict[str, Any]
 ) -> None:
-    """Apply one hook's replacement value, if it is one of the right type."""
-    for _, value in pairs:
-        if not isinstance(value, HookFailed) and accept(value):
-            kwargs[key] = value
+    """Apply one hook's replacement value (a value of the right type, or a dict answer carrying
+    one), if it gave one."""
+    assert info.value is not None
+    for impl, value in pairs:
+        replacement = _normalise(info, impl, value)
+        if replacement is not None:
+            kwargs[info.value] = replacement
 
 
 def _prompt_step(
@@ -828,17 +800,3 @@ def _prompt_step(
             decisions.append(d)
             if d.text is not None:
                 kwargs["user_message"] = d.text
-
-
-def _combine_prompts(decisions: list[PromptDecision]) -> PromptDecision:
-    if not decisions:
-        return PromptDecision()
-    block = next((d for d in decisions if d.action == "block"), None)
-    texts = [d.text for d in decisions if d.text is not None]
-    return PromptDecision(
-        action="block" if block else None,
-        message=block.message if block else None,
-        text=texts[-1] if texts else None,
-        context=results.join_texts(d.context for d in decisions),
-        source=block.source if block else (decisions[0].source if texts else None),
-    )

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .catalogue import EventInfo
 
 _BLOCK, _APPROVE, _ALLOW = "block", "approve", "allow"
 _TOOL_RANK = {_BLOCK: 3, _APPROVE: 2, _ALLOW: 1, None: 0}
@@ -445,7 +448,7 @@ def transform_answer(raw: Any, value_arg: str) -> Any:
     """
     m = _mapping(raw)
     if m is None:
-        return raw if isinstance(raw, str) and transform_value(value_arg)(raw) else None
+        return raw if transform_value(value_arg)(raw) else None
     value = m.get(value_arg)
     if value is None and value_arg in ("result", "output"):
         value = _first(
@@ -465,3 +468,76 @@ FIRST_NORMALISERS: dict[str, Callable[[Any, str | None], Any]] = {
     "pre_compress": compress_answer,
     "pre_gateway_dispatch": dispatch_answer,
 }
+
+
+# --------------------------------------------------------------------------- per event
+
+
+def normalise(
+    info: EventInfo, raw: Any, source: str | None, default_block: str | None = None
+) -> Any:
+    """One hook's raw answer, any dialect, as the typed answer of ``info``'s event, or ``None``.
+
+    The one place that knows which normaliser serves which event: the dispatcher (Python hooks)
+    and the shell adapter both call it. ``default_block`` is the message a block without one gets
+    (shell hooks); without it such a block is ignored, as Hermes does. Observe events have no
+    answer: ``None``.
+    """
+    name = info.name
+    if name == "pre_tool_call":
+        return tool_decision(raw, source, default_block_message=default_block)
+    if name == "user_prompt_submit":
+        return prompt_decision(raw, source, default_block_message=default_block)
+    if name == "gateway_event":
+        return command_decision(raw, source, default_deny_message=default_block)
+    if info.kind == "context":
+        return context_of(raw)
+    if info.kind == "first":
+        first = FIRST_NORMALISERS.get(name)
+        return first(raw, source) if first else None
+    if info.kind == "transform":
+        assert info.value is not None
+        return transform_answer(raw, info.value)
+    return None
+
+
+def blocked(info: EventInfo, message: str, source: str | None) -> Any:
+    """The event's own form of "blocked, because ``message``" (a block, a deny, a continue, or
+    feedback text), or ``None`` for an event that cannot block."""
+    raw = {"action": "block", "message": message, "decision": "block", "reason": message}
+    return normalise(info, raw, source, message)
+
+
+def combine_prompt_decisions(decisions: Sequence[PromptDecision]) -> PromptDecision:
+    """A block wins (the first block's message and source); the last rewrite is the text (each
+    hook saw the earlier rewrites); contexts are joined in order."""
+    if not decisions:
+        return PromptDecision()
+    block = next((d for d in decisions if d.action == _BLOCK), None)
+    texts = [d.text for d in decisions if d.text is not None]
+    return PromptDecision(
+        action=_BLOCK if block else None,
+        message=block.message if block else None,
+        text=texts[-1] if texts else None,
+        context=join_texts(d.context for d in decisions),
+        source=block.source if block else (decisions[0].source if texts else None),
+    )
+
+
+def combine(info: EventInfo, answers: Sequence[Any]) -> Any:
+    """Normalised answers of one event (in call order) combined with the event's rule; ``None``
+    when there are none (the caller supplies the event's neutral value)."""
+    if not answers:
+        return None
+    name, kind = info.name, info.kind
+    if name == "pre_tool_call":
+        return combine_tool_decisions(answers)
+    if name == "user_prompt_submit":
+        return combine_prompt_decisions(answers)
+    if name == "gateway_event":
+        return combine_command_decisions(answers)
+    if kind == "context":
+        return join_texts(a for a in answers if isinstance(a, str))
+    if kind == "first":
+        return answers[0]
+    return None

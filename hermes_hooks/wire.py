@@ -271,32 +271,6 @@ def can_block(info: EventInfo) -> bool:
     return info.can_block or info.name in _EXIT2_ALSO
 
 
-def block_value(info: EventInfo, message: str, source: str) -> Any:
-    """The event's own form of "blocked, because ``message``"."""
-    raw = {"action": "block", "message": message, "decision": "block", "reason": message}
-    return normalise(info, raw, source, message)
-
-
-def normalise(info: EventInfo, raw: Any, source: str, default_block: str | None = None) -> Any:
-    """A raw answer (dict or text) as the event's typed result, via :mod:`hermes_hooks.results`."""
-    name = info.name
-    if name == "pre_tool_call":
-        return results.tool_decision(raw, source, default_block_message=default_block)
-    if name == "user_prompt_submit":
-        return results.prompt_decision(raw, source, default_block_message=default_block)
-    if name == "gateway_event":
-        return results.command_decision(raw, source, default_deny_message=default_block)
-    if info.kind == "context":
-        return results.context_of(raw)
-    if info.kind == "first":
-        fn = results.FIRST_NORMALISERS.get(name)
-        return fn(raw, source) if fn else None
-    if info.kind == "transform":
-        assert info.value is not None
-        return results.transform_answer(raw, info.value)
-    return None
-
-
 def parse(
     info: EventInfo,
     protocol: str,
@@ -322,7 +296,7 @@ def parse(
         message = (
             f"shell hook {source} failed ({answer.failure or answer.warning}) and is fail_closed"
         )
-        return replace(answer, value=block_value(info, message, source))
+        return replace(answer, value=results.blocked(info, message, source))
     return answer
 
 
@@ -341,7 +315,7 @@ def _parse(
     err = decode(stderr).strip()
     if returncode == 2 and can_block(info):
         message = err or f"blocked by shell hook {source} (exit 2)"
-        return Answer(value=block_value(info, message, source), exit2=True)
+        return Answer(value=results.blocked(info, message, source), exit2=True)
     out = decode(stdout).strip()
     if returncode != 0:
         why = f"exit code {returncode}" if returncode is not None else "exit status lost"
@@ -360,7 +334,7 @@ def _parse(
     raw = _json_object(out)
     if raw is None:
         if info.name in PLAIN_TEXT_CONTEXT:
-            return Answer(value=normalise(info, out, source), raw=out)
+            return Answer(value=results.normalise(info, out, source), raw=out)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
             raw=out,
@@ -388,7 +362,7 @@ def _value(
     info: EventInfo, protocol: str, raw: dict[str, Any], source: str, tool: str | None
 ) -> Any:
     default_block = f"blocked by shell hook {source}"
-    value = normalise(info, raw, source, default_block)
+    value = results.normalise(info, raw, source, default_block)
     if (
         protocol == CLAUDE
         and isinstance(value, results.ToolDecision)

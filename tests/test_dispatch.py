@@ -433,3 +433,31 @@ def test_hook_wrappers_are_refused_with_a_clear_error(hooks):
     with pytest.raises(ValueError, match="hook wrappers are not supported"):
         hooks.register(plugin(pre_tool_call=(wrapper, {"wrapper": True})), "w")
     assert "w" not in hooks.records and not hooks.has_hook("pre_tool_call")
+
+
+def test_python_transform_hooks_use_the_same_answer_dialects_as_shell_hooks(hooks):
+    hooks.register(plugin(transform_tool_result=lambda result: {"result": result + "-dict"}), "d")
+    hooks.register(
+        plugin(
+            transform_tool_result=lambda: {
+                "hookSpecificOutput": {"updatedToolOutput": {"output": "cc"}}
+            }
+        ),
+        "cc",
+    )
+    # call order: cc, then d (last registered runs first)
+    assert hooks.transform_tool_result(result="r") == '{"output":"cc"}-dict'
+
+
+def test_transform_messages_accepts_a_list(hooks):
+    hooks.register(plugin(transform_messages=lambda messages: messages[1:]), "drop")
+    assert hooks.transform_messages(messages=[{"n": 1}, {"n": 2}]) == [{"n": 2}]
+
+
+def test_fail_closed_gateway_hook_denies(hooks):
+    def bad(event_type):
+        raise RuntimeError("policy store down")
+
+    hooks.register(plugin(gateway_event=bad), "policy", fail_closed=True)
+    d = hooks.emit_sync("command:reset", {})
+    assert d.decision == "deny" and d.source == "policy" and "policy store down" in d.message
