@@ -10,7 +10,6 @@ its ``timeout:``. ``docs/gateway-hooks.md`` is the reference.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import hashlib
 import inspect
 import logging
@@ -23,6 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.hookspecs.gateway import GATEWAY_EVENTS
+
+from hermes_hooks import catalogue
 from hermes_hooks.loader import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision, command_decision
@@ -31,42 +33,6 @@ if TYPE_CHECKING:
     from hermes_hooks.manager import Hooks
 
 log = logging.getLogger("hermes_hooks")
-
-#: The gateway events Hermes Agent fires, with the context keys it passes.
-KNOWN_EVENTS: dict[str, tuple[str, ...]] = {
-    "gateway:startup": ("platforms",),
-    "session:start": ("platform", "user_id", "session_id", "session_key"),
-    "session:end": ("platform", "user_id", "session_key"),
-    "session:reset": ("platform", "user_id", "session_key"),
-    "session:compress": (
-        "platform",
-        "session_id",
-        "old_session_id",
-        "in_place",
-        "compression_count",
-    ),
-    "agent:start": (
-        "platform",
-        "user_id",
-        "chat_id",
-        "thread_id",
-        "chat_type",
-        "session_id",
-        "message",
-    ),
-    "agent:step": ("platform", "user_id", "session_id", "iteration", "tool_names", "tools"),
-    "agent:end": (
-        "platform",
-        "user_id",
-        "chat_id",
-        "thread_id",
-        "chat_type",
-        "session_id",
-        "message",
-        "response",
-    ),
-    "command:*": ("platform", "user_id", "command", "raw_command", "args", "raw_args"),
-}
 
 #: Keys a HOOK.yaml may have.
 MANIFEST_KEYS = ("name", "description", "events", "timeout", "fail_closed")
@@ -106,12 +72,12 @@ def matches(pattern: str, event_type: str) -> bool:
 
 
 def _families() -> set[str]:
-    return {name.split(":", 1)[0] for name in KNOWN_EVENTS}
+    return {name.split(":", 1)[0] for name in GATEWAY_EVENTS}
 
 
 def is_known(pattern: str) -> bool:
     """True for the known events, ``command:<any name>``, ``<known family>:*`` and ``*``."""
-    if pattern == "*" or pattern in KNOWN_EVENTS:
+    if pattern == "*" or pattern in GATEWAY_EVENTS:
         return True
     family, _, rest = pattern.partition(":")
     if not rest:
@@ -122,12 +88,8 @@ def is_known(pattern: str) -> bool:
 
 
 def suggest(pattern: str) -> str | None:
-    """The known gateway event closest to ``pattern``."""
-    pool = [*KNOWN_EVENTS, *(f"{f}:*" for f in sorted(_families()))]
-    found = difflib.get_close_matches(pattern, pool, n=1, cutoff=0.6)
-    if not found:
-        found = difflib.get_close_matches(pattern.lower(), pool, n=1, cutoff=0.6)
-    return found[0] if found else None
+    """The known gateway event (or family wildcard) closest to ``pattern``."""
+    return catalogue.suggest(pattern, [*GATEWAY_EVENTS, *(f"{f}:*" for f in sorted(_families()))])
 
 
 # ---------------------------------------------------------------------- trust
@@ -290,8 +252,8 @@ async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
 def _manifest_problems(spec: HookSpec, data: Mapping[str, Any], manifest: Path) -> None:
     for key in data:
         if key not in MANIFEST_KEYS:
-            guess = difflib.get_close_matches(str(key), MANIFEST_KEYS, n=1)
-            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            guess = catalogue.suggest(str(key), MANIFEST_KEYS)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
             log.warning("%s: unknown key %r%s; ignored", manifest, key, hint)
     events = data.get("events")
     if isinstance(events, str):

@@ -10,7 +10,6 @@ Consent (:mod:`hermes_hooks.consent`) is checked at every firing against the scr
 
 from __future__ import annotations
 
-import difflib
 import functools
 import logging
 import os
@@ -266,8 +265,8 @@ class _Reader:
             return
         for key in raw:
             if key not in ENTRY_KEYS:
-                guess = difflib.get_close_matches(str(key), ENTRY_KEYS, n=1, cutoff=0.6)
-                hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+                guess = catalogue.suggest(str(key), ENTRY_KEYS)
+                hint = f" (did you mean {guess!r}?)" if guess else ""
                 self.warn(f"{where}: unknown key {key!r}{hint}; ignored")
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():

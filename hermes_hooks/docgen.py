@@ -57,6 +57,17 @@ def markdown_of(doc: str) -> str:
     return re.sub(r"\n```python\n\n", "\n```python\n", text)
 
 
+def gateway_table() -> list[str]:
+    """The gateway event types ``hooks.emit`` carries, with their context keys."""
+    from .hookspecs.gateway import GATEWAY_EVENTS
+
+    rows = ["Gateway event types and the context keys each carries:", "",
+            "| event_type | context keys |", "| --- | --- |"]  # fmt: skip
+    for name, keys in GATEWAY_EVENTS.items():
+        rows.append(f"| `{name}` | {', '.join(f'`{k}`' for k in keys)} |")
+    return [*rows, ""]
+
+
 def signature_of(info: catalogue.EventInfo) -> str:
     return f"{info.name}({', '.join(info.args)})"
 
@@ -104,6 +115,8 @@ def render_events_md() -> str:
         if info.value:
             out.append(f"Value piped through the hooks: `{info.value}`.")
         out += ["", markdown_of(info.doc), ""]
+        if info.name == "gateway_event":
+            out += gateway_table()
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -6,6 +6,44 @@ from typing import Any
 
 from hermes_hooks.markers import event
 
+#: The event types ``hooks.emit`` carries (what Hermes Agent's gateway fires), with the context
+#: keys each passes. ``command:*`` stands for every ``command:<name>``. HOOK.yaml validation and
+#: the docs read them from here.
+GATEWAY_EVENTS: dict[str, tuple[str, ...]] = {
+    "gateway:startup": ("platforms",),
+    "session:start": ("platform", "user_id", "session_id", "session_key"),
+    "session:end": ("platform", "user_id", "session_key"),
+    "session:reset": ("platform", "user_id", "session_key"),
+    "session:compress": (
+        "platform",
+        "session_id",
+        "old_session_id",
+        "in_place",
+        "compression_count",
+    ),
+    "agent:start": (
+        "platform",
+        "user_id",
+        "chat_id",
+        "thread_id",
+        "chat_type",
+        "session_id",
+        "message",
+    ),
+    "agent:step": ("platform", "user_id", "session_id", "iteration", "tool_names", "tools"),
+    "agent:end": (
+        "platform",
+        "user_id",
+        "chat_id",
+        "thread_id",
+        "chat_type",
+        "session_id",
+        "message",
+        "response",
+    ),
+    "command:*": ("platform", "user_id", "command", "raw_command", "args", "raw_args"),
+}
+
 
 @event(
     "first",

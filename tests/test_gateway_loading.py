@@ -350,3 +350,22 @@ def test_list_json_shows_gateway_hooks_and_failures(home):
     assert rows["gateway:good"]["event"] == "gateway_event"
     assert rows["gateway:bad"]["status"] == "failed"
     assert "no handler.py" in rows["gateway:bad"]["error"]
+
+
+def test_docs_page_covers_every_gateway_event_and_its_context_keys():
+    from pathlib import Path
+
+    from hermes_hooks.hookspecs.gateway import GATEWAY_EVENTS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "gateway-hooks.md").read_text()
+    for name, keys in GATEWAY_EVENTS.items():
+        assert f"`{name}`" in text, f"docs/gateway-hooks.md does not document {name}"
+        for key in keys:
+            assert f"`{key}`" in text, f"docs/gateway-hooks.md does not name {name}'s key {key}"
+
+
+def test_hook_yaml_typo_suggestions_come_from_the_catalogue():
+    from hermes_hooks.builtin_plugins.gateway_hooks import suggest
+
+    assert suggest("agent:strat") == "agent:start"
+    assert suggest("sesion:*") == "session:*"
