@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, consent, process, results, wire
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.config import TRUTHY, env_flag
+from hermes_hooks.config import env_flag, truthy
 from hermes_hooks.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -458,7 +458,7 @@ class ShellHooks:
         self.home = Path(hooks.home)
         self.problems = list(problems)
         config = hooks.config
-        self.accept = bool(hooks.accept_hooks) or _truthy(config.get("hooks_auto_accept"))
+        self.accept = bool(hooks.accept_hooks) or truthy(config.get("hooks_auto_accept"))
         self.cap = _positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP)
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
@@ -872,12 +872,6 @@ def _pick(entries: Sequence[Mapping[str, Any]], matcher: str | None) -> Mapping[
         return wider[-1]
     legacy = [e for e in entries if "matcher" not in e]  # Hermes keyed approvals by event+command
     return legacy[-1] if legacy else None
-
-
-def _truthy(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    return isinstance(value, str) and value.strip().lower() in TRUTHY
 
 
 def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:

@@ -67,15 +67,16 @@ class LazyGroup(click.Group):
         target = COMMANDS.get(cmd_name)
         if target is None:
             return None
-        if ctx.resilient_parsing or "--help" in sys.argv[1:] and cmd_name not in sys.argv[1:]:
-            # Listing for --help: a placeholder with the help line, without importing.
-            return click.Command(cmd_name, short_help=target[2], help=target[2])
         import importlib
 
-        module = importlib.import_module(target[0])
-        cmd = getattr(module, target[1])
+        cmd = getattr(importlib.import_module(target[0]), target[1])
         assert isinstance(cmd, click.Command)
         return cmd
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The help page lists the commands from the table, so --help imports none of them.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
 
 class State:

@@ -270,11 +270,7 @@ def _runnable(plugin: ShellHooks, hook: ShellHook) -> str | None:
             return "empty command"
         first = consent.expand(words[0], env)
         if "/" in first:
-            path = first if os.path.isabs(first) else os.path.join(cwd or os.getcwd(), first)
-            if not os.path.isfile(path):
-                return f"{first} does not exist"
-            if not os.access(path, os.X_OK):
-                return f"{first} is not executable (chmod +x it)"
+            return _file_problem(first, cwd, os.X_OK, "is not executable (chmod +x it)")
         return None
     try:
         argv = hook.argv(env)
@@ -287,11 +283,21 @@ def _runnable(plugin: ShellHooks, hook: ShellHook) -> str | None:
         return f"{exe} is not executable (chmod +x it, or run it through its interpreter)"
     for token in argv[1:]:
         if token.lower().endswith(consent.SCRIPT_EXTENSIONS) and "/" in token:
-            path = token if os.path.isabs(token) else os.path.join(cwd or os.getcwd(), token)
-            if not os.path.isfile(path):
-                return f"script {token} does not exist"
-            if not os.access(path, os.R_OK):
-                return f"script {token} is not readable"
+            problem = _file_problem(token, cwd, os.R_OK, "is not readable", prefix="script ")
+            if problem:
+                return problem
+    return None
+
+
+def _file_problem(
+    token: str, cwd: str | None, mode: int, denied: str, *, prefix: str = ""
+) -> str | None:
+    """Why the file ``token`` names (relative to ``cwd``) is missing or lacks ``mode``."""
+    path = token if os.path.isabs(token) else os.path.join(cwd or os.getcwd(), token)
+    if not os.path.isfile(path):
+        return f"{prefix}{token} does not exist"
+    if not os.access(path, mode):
+        return f"{prefix}{token} {denied}"
     return None
 
 

@@ -15,9 +15,16 @@ CONFIG_NAMES = ("config.yaml", "cli-config.yaml")
 TRUTHY = {"1", "true", "yes", "on"}
 
 
+def truthy(value: object) -> bool:
+    """True for ``True`` and for the strings 1/true/yes/on (any case, spaces ignored)."""
+    if isinstance(value, bool):
+        return value
+    return isinstance(value, str) and value.strip().lower() in TRUTHY
+
+
 def env_flag(name: str) -> bool:
     """True when the environment variable is set to a truthy value (1/true/yes/on)."""
-    return os.environ.get(name, "").strip().lower() in TRUTHY
+    return truthy(os.environ.get(name, ""))
 
 
 def env_list(name: str) -> list[str] | None:

@@ -69,12 +69,12 @@ def test_list_on_empty_home_says_how_to_start(home):
 
 
 def test_list_all_includes_builtins(home):
-    out = run("list", "--json", "--all", home=home)
-    rows = json.loads(out.stdout)
-    assert all(
-        r["source"] != "builtin" for r in json.loads(run("list", "--json", home=home).stdout)
-    )
-    assert isinstance(rows, list)
+    (home / "BOOT.md").write_text("Check the disks and report.\n")  # makes boot_md register
+    everything = json.loads(run("list", "--json", "--all", home=home).stdout)
+    assert [(r["name"], r["source"], r["event"]) for r in everything] == [
+        ("builtin:boot_md", "builtin", "gateway_event")
+    ]
+    assert json.loads(run("list", "--json", home=home).stdout) == []
 
 
 def test_events_table():
@@ -127,7 +127,8 @@ def test_help_does_not_load_plugins_or_yaml():
     code = (
         "import sys; from hermes_hooks import cli\n"
         "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print([m for m in ('yaml', 'importlib.metadata', 'hermes_hooks.manager') if m in sys.modules], file=sys.stderr)"
+        "print([m for m in ('yaml', 'importlib.metadata', 'hermes_hooks.manager', 'hermes_hooks.cli_shell', "
+        "'hermes_hooks.cli_plugins', 'hermes_hooks.demo') if m in sys.modules], file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stderr.strip().endswith("[]"), out.stderr
