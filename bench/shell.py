@@ -33,8 +33,8 @@ ARGS = {
 }
 
 
-def bare_spawn(path: str, payload: bytes) -> None:
-    """What any runner must do at least: three pipes, posix_spawn, write, read to EOF, wait."""
+def _start(path: str, payload: bytes) -> tuple[int, int, int]:
+    """Three pipes, posix_spawn in its own group, write the payload: (pid, stdout, stderr)."""
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -56,6 +56,11 @@ def bare_spawn(path: str, payload: bytes) -> None:
     except BrokenPipeError:
         pass
     os.close(in_w)
+    return pid, out_r, err_r
+
+
+def _finish(pid: int, out_r: int, err_r: int) -> None:
+    """Read both pipes to EOF, then reap."""
     for fd in (out_r, err_r):
         while os.read(fd, 65536):
             pass
@@ -63,38 +68,15 @@ def bare_spawn(path: str, payload: bytes) -> None:
     os.waitpid(pid, 0)
 
 
+def bare_spawn(path: str, payload: bytes) -> None:
+    """What any runner must do at least: three pipes, posix_spawn, write, read to EOF, wait."""
+    _finish(*_start(path, payload))
+
+
 def bare_all_at_once(paths: list[str], payload: bytes) -> None:
     """The same bare spawns, all started before any is waited for: what the machine allows."""
-    procs = []
-    for path in paths:
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        pid = os.posix_spawn(
-            path,
-            [path],
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, in_r, 0),
-                (os.POSIX_SPAWN_DUP2, out_w, 1),
-                (os.POSIX_SPAWN_DUP2, err_w, 2),
-            ],
-            setpgroup=0,
-        )
-        for fd in (in_r, out_w, err_w):
-            os.close(fd)
-        try:
-            os.write(in_w, payload)
-        except BrokenPipeError:
-            pass
-        os.close(in_w)
-        procs.append((pid, out_r, err_r))
-    for pid, out_r, err_r in procs:
-        for fd in (out_r, err_r):
-            while os.read(fd, 65536):
-                pass
-            os.close(fd)
-        os.waitpid(pid, 0)
+    for proc in [_start(path, payload) for path in paths]:
+        _finish(*proc)
 
 
 def median_ms(fn: Callable[[], object], rounds: int) -> float:
