@@ -114,6 +114,8 @@ def render_events_md() -> str:
             )
         if info.value:
             out.append(f"Value piped through the hooks: `{info.value}`.")
+        if info.can_block:
+            out.append("A shell hook's exit code 2 blocks it (stderr is the message).")
         out += ["", markdown_of(info.doc), ""]
         if info.name == "gateway_event":
             out += gateway_table()

@@ -41,9 +41,11 @@ def event(
 ) -> Callable[[F], F]:
     """Declare a hookspec as an event of the catalogue.
 
-    ``kind`` is one of :data:`KINDS`; ``value`` names the argument a transform event pipes through
-    its hooks; ``can_block`` says whether a shell hook's exit code 2 blocks this event; ``example``
-    is a realistic payload (used by ``hermes hooks test`` and the docs).
+        ``kind`` is one of :data:`KINDS`; ``value`` names the argument a transform event pipes through
+        its hooks; ``can_block`` says whether a shell hook's exit code 2 (and a failing ``fail_closed``
+    hook) blocks this event, in the event's own terms (``results.blocked``: a block, a deny, a
+    continue, or feedback for the model); decide events always can; ``example``
+        is a realistic payload (used by ``hermes hooks test`` and the docs).
     """
     if kind not in KINDS:
         raise ValueError(f"unknown event kind {kind!r}; expected one of {', '.join(KINDS)}")

@@ -237,9 +237,6 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
 
 #: Events whose plain (non-JSON) stdout is context for the model, as in Claude Code.
 PLAIN_TEXT_CONTEXT = frozenset({"on_session_start", "user_prompt_submit", "pre_llm_call"})
-#: Besides the events that can block, exit 2 means: Claude Code PostToolUse feeds stderr to the
-#: model; PermissionRequest denies.
-_EXIT2_ALSO = frozenset({"post_tool_call", "permission_request"})
 
 
 @dataclass(frozen=True)
@@ -267,8 +264,8 @@ def decode(data: bytes) -> str:
 
 
 def can_block(info: EventInfo) -> bool:
-    """Whether exit code 2 (and ``fail_closed``) blocks this event."""
-    return info.can_block or info.name in _EXIT2_ALSO
+    """Whether exit code 2 (and ``fail_closed``) blocks this event (the hookspec says so)."""
+    return info.can_block
 
 
 def parse(

@@ -10,6 +10,7 @@ from hermes_hooks.markers import event
 @event(
     "first",
     aliases=("PermissionRequest",),
+    can_block=True,  # exit 2: deny
     example={
         "tool_name": "terminal",
         "args": {"command": "git push --force"},

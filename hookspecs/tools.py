@@ -77,6 +77,7 @@ def pre_tool_call(
 @event(
     "context",
     aliases=("PostToolUse", "PostToolUseFailure", "post_tool_use", "after_tool_call"),
+    can_block=True,  # exit 2: stderr goes back to the model as feedback (the tool already ran)
     example={
         "tool_name": "terminal",
         "args": {"command": "echo hello"},

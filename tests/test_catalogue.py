@@ -128,3 +128,14 @@ def test_events_json_cli_matches_catalogue():
     data = json.loads(out.output)
     assert [d["name"] for d in data] == list(catalogue.events())
     assert data[0]["aliases"] == ["PreToolUse", "pre_tool_use", "before_tool_call"]
+
+
+def test_which_events_exit_code_2_blocks_is_declared_in_the_specs():
+    blocking = {n for n, i in catalogue.events().items() if i.can_block}
+    decide = {n for n, i in catalogue.events().items() if i.kind == "decide"}
+    assert blocking == decide | {
+        "pre_verify",
+        "pre_compress",
+        "post_tool_call",
+        "permission_request",
+    }
