@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, consent, process, results, wire
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.config import env_flag, truthy
+from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
 
 if TYPE_CHECKING:
@@ -936,7 +936,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
 
 def setup(hooks: Hooks) -> ShellHooks | None:
     """The built-in plugin's entry point: ``None`` when there is no shell hook (or safe mode)."""
-    if hooks.safe_mode or env_flag("HERMES_SAFE_MODE"):
+    if hooks.safe_mode:
         return None
     entries, problems = load_entries(hooks)
     if not entries:
