@@ -18,7 +18,7 @@ import pluggy
 from hermes_hooks import hookimpl
 from hermes_hooks.catalogue import example_payload
 from hermes_hooks.context import PluginContext
-from hermes_hooks.manager import Hooks
+from hermes_hooks.hooks import Hooks
 
 COUNTS = (0, 1, 10, 100)
 EVENTS = ("pre_tool_call", "pre_llm_call")
@@ -49,7 +49,7 @@ def measure(event: str, n: int, number: int, repeat: int) -> dict[str, float]:
     for i in range(n):
         hooks.register(make_native(event), f"p{i}")
     kw = KWARGS[event]
-    raw = getattr(hooks.pm.hook, event)
+    raw = getattr(hooks.manager.hook, event)
     callbacks = [lambda **k: None for _ in range(n)]
 
     def plain_loop():
@@ -70,7 +70,7 @@ def measure(event: str, n: int, number: int, repeat: int) -> dict[str, float]:
         ctx = PluginContext(hermes, "hermes-style")
         for _ in range(n):
             ctx.register_hook(event, lambda **k: None)
-        ctx._commit(source="python", path=None, version=None)
+        ctx.commit(source="python")
     hcall = hermes.call
 
     def hermes_style():

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.markers import hookimpl
+from hermes_hooks.sources import SourceBase
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import Hooks
+    from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -56,7 +57,7 @@ def build_prompt(text: str) -> str:
     return PROMPT.format(text=text.strip(), silent=SILENT)
 
 
-class BootMd:
+class BootMd(SourceBase):
     """Runs ``<home>/BOOT.md`` once per gateway start."""
 
     def __init__(self, hooks: Hooks, path: Path) -> None:
@@ -106,7 +107,7 @@ class BootMd:
         try:
             reply = runner(prompt, name="boot-md", source=str(self.path))
             if inspect.isawaitable(reply):
-                from hermes_hooks.manager import run_sync
+                from hermes_hooks.dispatch import run_sync
 
                 reply = run_sync(reply)
         except Exception as exc:
@@ -132,7 +133,7 @@ class BootMd:
         self.thread.join(timeout)
         return not self.thread.is_alive()
 
-    def hermes_rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[dict[str, Any]]:
         """The row in ``hermes hooks list --all``."""
         return [
             {

@@ -25,12 +25,13 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.hookspecs.gateway import GATEWAY_EVENTS
 
 from hermes_hooks import catalogue
-from hermes_hooks.loader import ensure_package, import_file
+from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.results import CommandDecision, command_decision
+from hermes_hooks.results import CommandDecision
+from hermes_hooks.sources import SourceBase
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import Hooks
+    from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -38,6 +39,8 @@ log = logging.getLogger("hermes_hooks")
 MANIFEST_KEYS = ("name", "description", "events", "timeout", "fail_closed")
 
 DEFAULT_TIMEOUT = 30.0
+#: How ``gateway_event`` reads answers (the hookspec's answer type).
+_ANSWERS = catalogue.events()["gateway_event"].answer
 MODULE_NAMESPACE = "hermes_gateway_hooks"
 
 
@@ -133,7 +136,7 @@ class HookSpec:
     error: str | None = None
 
 
-class GatewayHook:
+class GatewayHook(SourceBase):
     """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
 
     def __init__(self, spec: HookSpec, handle: Callable[..., Any]) -> None:
@@ -175,13 +178,17 @@ class GatewayHook:
         if not event_type.startswith("command:") or value is None:
             return None  # As in Hermes: only command hooks may act on what happens next.
         command = event_type.split(":", 1)[1]
-        return command_decision(
+        answer: CommandDecision | None = _ANSWERS.normalise(
             value,
             self.plugin_name,
-            default_deny_message=f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
+            f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
         )
+        return answer
 
-    def hermes_rows(self) -> list[dict[str, Any]]:
+    def fail_closed_on(self, event: str) -> bool:
+        return self.spec.fail_closed
+
+    def rows(self) -> list[dict[str, Any]]:
         """The hook's row in ``hermes hooks list``."""
         return [
             {
@@ -378,7 +385,7 @@ def _fail(hooks: Hooks, name: str, directory: Path, error: str, status: str = "f
 
 def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
     """Load every hook directory under ``root`` (sorted) into ``hooks``; return the loaded ones."""
-    from hermes_hooks.loader import Candidate, Policy
+    from hermes_hooks.policy import Policy
 
     if not root.is_dir():
         return []
@@ -403,7 +410,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         if spec.error is not None:
             _fail(hooks, plugin_name, directory, spec.error)
             continue
-        refusal = policy.refusal(Candidate(name=plugin_name, source="gateway", origin="gateway"))
+        refusal = policy.refusal(plugin_name)
         if refusal is not None:
             _fail(hooks, plugin_name, directory, refusal, status="disabled")
             continue
@@ -432,6 +439,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
             hook,
             hook.plugin_name,
             source="gateway",
+            hook_source=hook,
             fail_closed=hook.spec.fail_closed,
             path=str(hook.spec.directory),
             description=hook.spec.description,

@@ -22,13 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import catalogue, consent, process, results, wire
+from hermes_hooks import catalogue, consent, process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
+from hermes_hooks.sources import SourceBase
 
 if TYPE_CHECKING:
-    from hermes_hooks.manager import Hooks
+    from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -449,7 +450,7 @@ def _interactive() -> bool:
 # ---------------------------------------------------------------------- the plugin
 
 
-class ShellHooks:
+class ShellHooks(SourceBase):
     """The shell-hook plugin of one :class:`~hermes_hooks.manager.Hooks`."""
 
     def __init__(
@@ -686,7 +687,10 @@ class ShellHooks:
 
     # -------------------------------------------------------------- listing
 
-    def hermes_rows(self) -> list[dict[str, Any]]:
+    def fail_closed_on(self, event: str) -> bool:
+        return any(h.fail_closed for h in self.by_event.get(event, ()))
+
+    def rows(self) -> list[dict[str, Any]]:
         """One row per shell hook for ``hermes hooks list``."""
         rows = []
         for hook in self.all_hooks:
@@ -806,7 +810,7 @@ class ShellHooks:
             return self._pipeline(info, kwargs)
         if info.name == "pre_verify":
             return self._verify(info, kwargs)
-        return combine(info, self.execute(info, kwargs))
+        return combine(info, self.execute(info, kwargs), kwargs)
 
     def _pipeline(self, info: EventInfo, kwargs: dict[str, Any]) -> Any:
         # A transform is a pipeline by definition: each hook sees the value the previous left.
@@ -836,7 +840,7 @@ class ShellHooks:
             return None
         payload = dict(kwargs)
         payload["stop_hook_active"] = bool(kwargs.get("stop_hook_active")) or count > 0
-        answer = combine(info, self.execute(info, payload))
+        answer = combine(info, self.execute(info, payload), payload)
         if answer is None:
             self._continues.pop(session, None)
         else:
@@ -847,10 +851,11 @@ class ShellHooks:
 # ---------------------------------------------------------------------- combining
 
 
-def combine(info: EventInfo, runs: Sequence[Run]) -> Any:
-    """The answers of one firing, combined in config order with the event's rule."""
+def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> Any:
+    """The answers of one firing, combined in config order with the event's rule (``None``
+    when no hook answered)."""
     values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
-    return results.combine(info, values)
+    return info.answer.combine(values, kwargs) if values else None
 
 
 # ---------------------------------------------------------------------- helpers

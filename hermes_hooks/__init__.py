@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from .catalogue import UnknownEvent
     from .context import HostUnavailable, PluginContext
-    from .manager import Hooks
+    from .hooks import Hooks
     from .markers import hookimpl, hookspec
     from .results import (
         CommandDecision,
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "hookimpl": "markers",
     "hookspec": "markers",
-    "Hooks": "manager",
+    "Hooks": "hooks",
     "PluginContext": "context",
     "HostUnavailable": "context",
     "UnknownEvent": "catalogue",
@@ -104,7 +104,7 @@ def load(
     """
     from .config import env_flag, find_home, load_config
     from .loader import load_builtins, load_plugins, safe_mode
-    from .manager import Hooks
+    from .hooks import Hooks
 
     root = find_home(home)
     loaded = load_config(root, config)

@@ -10,28 +10,71 @@ import difflib
 import importlib
 import inspect
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
-from .markers import EventMeta
+from .answers import AnswerType, Observe, Raw
+from .contract import ClaudeEvent, EventMeta
 
 
 @dataclass(frozen=True)
 class EventInfo:
-    """One event of the catalogue."""
+    """One event of the catalogue: its hookspec's whole contract, read off the spec."""
 
     name: str
-    kind: str
     family: str
     args: tuple[str, ...]
-    aliases: tuple[str, ...]
-    value: str | None
-    can_block: bool
+    meta: EventMeta
     summary: str
     doc: str
-    example: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.meta.answer.kind
+
+    @property
+    def answer(self) -> AnswerType:
+        return self.meta.answer
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return self.meta.all_aliases()
+
+    @property
+    def claude(self) -> tuple[ClaudeEvent, ...]:
+        return self.meta.claude
+
+    @property
+    def value(self) -> str | None:
+        """The argument a transform pipes through its hooks (``None`` for other kinds)."""
+        return self.meta.answer.pipes if self.kind == "transform" else None
+
+    @property
+    def can_block(self) -> bool:
+        return self.meta.answer.can_block
+
+    @property
+    def example(self) -> Mapping[str, Any]:
+        return self.meta.example
+
+    @property
+    def tool_event(self) -> bool:
+        """Whether the event concerns one tool call (it has a ``tool_name`` argument)."""
+        return "tool_name" in self.args
+
+    def claude_event(self, kwargs: Mapping[str, Any]) -> ClaudeEvent | None:
+        """The Claude Code event these arguments are an occurrence of (the first that applies,
+        else the first declared), or ``None`` when Claude Code has no such event."""
+        for candidate in self.meta.claude:
+            if candidate.applies(kwargs):
+                return candidate
+        return self.meta.claude[0] if self.meta.claude else None
+
+    def claude_named(self, name: str | None) -> ClaudeEvent | None:
+        """The declared Claude Code event called ``name``, if any."""
+        return next((c for c in self.meta.claude if c.name == name), None)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -40,8 +83,11 @@ class EventInfo:
             "family": self.family,
             "args": list(self.args),
             "aliases": list(self.aliases),
+            "claude_code": [c.name for c in self.claude],
+            "docker_agent": list(self.meta.docker),
             "value": self.value,
             "can_block": self.can_block,
+            "answer": self.answer.describe(),
             "summary": self.summary,
         }
 
@@ -63,25 +109,32 @@ def spec_modules() -> list[ModuleType]:
     return [importlib.import_module(f"{package}.{f}") for f in families]
 
 
+def info_of(name: str, fn: Any, family: str, *, firstresult: bool = False) -> EventInfo:
+    """The catalogue entry of one hookspec function. A spec without :func:`~hermes_hooks.markers.
+    event` (a host's plain pluggy hookspec) is an observe event, or a first event when it is
+    ``firstresult``."""
+    meta: EventMeta | None = getattr(fn, "hermes_event", None)
+    if meta is None:
+        meta = EventMeta(answer=Raw() if firstresult else Observe())
+    doc = inspect.getdoc(fn) or ""
+    return EventInfo(
+        name=name,
+        family=family,
+        args=tuple(inspect.signature(fn).parameters),
+        meta=meta,
+        summary=doc.split("\n", 1)[0],
+        doc=doc,
+    )
+
+
 def _events_of(module: ModuleType) -> Iterable[EventInfo]:
     family = module.__name__.rsplit(".", 1)[-1]
     for name, fn in vars(module).items():
-        meta: EventMeta | None = getattr(fn, "hermes_event", None)
-        if meta is None or not inspect.isfunction(fn) or name.startswith("_"):
+        if getattr(fn, "hermes_event", None) is None or not inspect.isfunction(fn):
             continue
-        doc = inspect.getdoc(fn) or ""
-        yield EventInfo(
-            name=name,
-            kind=meta.kind,
-            family=family,
-            args=tuple(inspect.signature(fn).parameters),
-            aliases=meta.aliases,
-            value=meta.value,
-            can_block=meta.can_block,
-            summary=doc.split("\n", 1)[0],
-            doc=doc,
-            example=meta.example,
-        )
+        if name.startswith("_"):
+            continue
+        yield info_of(name, fn, family)
 
 
 @lru_cache(maxsize=1)

@@ -155,7 +155,7 @@ def test_cmd(
         values = [r.answer.value for r in runs if r.answer and r.answer.value is not None]
         result = values[-1] if values else None
     else:
-        result = combine(info, runs)
+        result = combine(info, runs, payload)
     if as_json:
         doc = {"event": name, "hooks": [_report(r) for r in runs], "result": _jsonable(result)}
         click.echo(json.dumps(doc, indent=2, default=str))

@@ -1,27 +1,32 @@
 """What a Hermes-style plugin's ``register(ctx)`` receives: :class:`PluginContext`.
 
 Registrations are collected on the context and committed only when ``register`` returns, so a
-plugin that raises halfway leaves nothing behind.
+plugin that raises halfway leaves nothing behind. After that, the context is live: a plugin that
+registers a hook, a tool or a command later (from a hook, a thread, a command handler) gets it
+registered at once.
 """
 
 from __future__ import annotations
 
-import bisect
 import inspect
 import itertools
 import logging
-import threading
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from . import catalogue
+from .bus import PluginEvents
+from .dispatch import run_sync
 from .markers import hookimpl
+from .registries import Entry
 
 if TYPE_CHECKING:
-    from .manager import Hooks
+    from .hooks import Hooks
+
+#: Plugin contexts draw a number when created (discovery order): their bus listeners keep that
+#: place although the loader commits plugins in reverse.
+_ORDER = itertools.count()
 
 log = logging.getLogger("hermes_hooks")
 
@@ -47,215 +52,10 @@ class Host(Protocol):
     llm: Any
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One thing a plugin registered (a tool, a command, a skill, ...)."""
-
-    name: str
-    handler: Any
-    plugin: str
-    meta: Mapping[str, Any] = field(default_factory=dict)
-
-    def __getitem__(self, key: str) -> Any:
-        if key in ("name", "handler", "plugin"):
-            return getattr(self, key)
-        return self.meta[key]
-
-
-class Registry(Mapping[str, Any]):
-    """A read-only mapping from name to :class:`Entry` (middleware: kind to a tuple of entries)."""
-
-    def __init__(self) -> None:
-        self._items: dict[str, Any] = {}
-
-    def __getitem__(self, key: str) -> Any:
-        return self._items[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._items)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __repr__(self) -> str:
-        return f"Registry({sorted(self._items)})"
-
-
-class PluginRegistries:
-    """Tools, slash commands, CLI commands, skills, middleware and other extensions."""
-
-    def __init__(self) -> None:
-        self.tools = Registry()
-        self.commands = Registry()
-        self.cli_commands = Registry()
-        self.skills = Registry()
-        self.middleware = Registry()
-        self.extensions = Registry()
-
-    def _all(self) -> tuple[Registry, ...]:
-        return (self.tools, self.commands, self.cli_commands, self.skills)
-
-    def drop(self, plugin: str) -> None:
-        """Forget everything ``plugin`` registered."""
-        for reg in self._all():
-            for key in [k for k, e in reg._items.items() if e.plugin == plugin]:
-                del reg._items[key]
-        for reg in (self.middleware, self.extensions):
-            for key, entries in list(reg._items.items()):
-                kept = tuple(e for e in entries if e.plugin != plugin)
-                if kept:
-                    reg._items[key] = kept
-                else:
-                    del reg._items[key]
-
-
-#: Subscription order across the whole process. A plugin context draws its number when it is
-#: created (in discovery order), so its listeners keep that place even though the loader commits
-#: plugins in reverse; a live subscription draws a fresh one.
-_ORDER = itertools.count()
-
-
-class EventBus:
-    """Plugin-to-plugin messages: ``ctx.events.on(name, cb)`` and ``ctx.events.emit(name, payload)``.
-
-    Delivery order: plugins' listeners in plugin discovery order (within a plugin, in the order it
-    subscribed), then later subscriptions (the host's, or a plugin's after it loaded) in the order
-    they were made. A listener that raises (any ``Exception``, or ``SystemExit``) is logged with its
-    owner and the message name, counted in :attr:`failures`, and skipped: the others still get the
-    message. An ``async`` listener is awaited: ``emit`` runs it to completion, ``aemit`` awaits it
-    on the running loop, one listener after the other. Both return the listeners' non-``None``
-    results in delivery order. Names are free-form strings (``"memory:saved"``); ``*`` is not a
-    wildcard here.
-    """
-
-    def __init__(self) -> None:
-        self._listeners: dict[str, list[tuple[int, str, Callable[[Any], Any]]]] = {}
-        self._lock = threading.Lock()
-        #: Failures per ``(owner, message name)``.
-        self.failures: Counter[tuple[str, str]] = Counter()
-
-    def on(
-        self,
-        name: str,
-        callback: Callable[[Any], Any],
-        *,
-        owner: str = "host",
-        order: int | None = None,
-    ) -> None:
-        """Call ``callback(payload)`` for every message ``name``."""
-        if not callable(callback):
-            raise TypeError(f"events.on({name!r}, ...): the callback is not callable")
-        key = next(_ORDER) if order is None else order
-        with self._lock:
-            entries = list(self._listeners.get(name, ()))
-            bisect.insort_right(entries, (key, owner, callback), key=lambda e: e[0])
-            self._listeners[name] = entries
-
-    def off(self, name: str, callback: Callable[[Any], Any]) -> None:
-        """Stop calling ``callback`` for ``name``."""
-        with self._lock:
-            self._listeners[name] = [
-                e for e in self._listeners.get(name, []) if e[2] is not callback
-            ]
-
-    def drop(self, owner: str) -> None:
-        """Forget every listener of ``owner`` (a plugin being unregistered)."""
-        with self._lock:
-            for name in list(self._listeners):
-                self._listeners[name] = [e for e in self._listeners[name] if e[1] != owner]
-
-    def listeners(self, name: str) -> list[tuple[str, Callable[[Any], Any]]]:
-        """``(owner, callback)`` pairs for ``name``, in delivery order."""
-        return [(owner, cb) for _, owner, cb in self._listeners.get(name, ())]
-
-    def _failed(self, owner: str, name: str, exc: BaseException) -> None:
-        self.failures[(owner, name)] += 1
-        log.warning(
-            "event listener of %r for %r failed: %s: %s (skipped)",
-            owner,
-            name,
-            type(exc).__name__,
-            exc,
-        )
-
-    def emit(self, name: str, payload: Any = None) -> list[Any]:
-        """Deliver ``payload`` to every listener of ``name``; return their non-``None`` results."""
-        from .manager import run_sync
-
-        out = []
-        for owner, cb in self.listeners(name):
-            try:
-                value = cb(payload)
-                if inspect.isawaitable(value):
-                    value = run_sync(value)
-            except (Exception, SystemExit) as exc:
-                self._failed(owner, name, exc)
-                continue
-            if value is not None:
-                out.append(value)
-        return out
-
-    async def aemit(self, name: str, payload: Any = None) -> list[Any]:
-        """:meth:`emit` for async code: async listeners are awaited on the running loop."""
-        out = []
-        for owner, cb in self.listeners(name):
-            try:
-                value = cb(payload)
-                if inspect.isawaitable(value):
-                    value = await value
-            except (Exception, SystemExit) as exc:
-                self._failed(owner, name, exc)
-                continue
-            if value is not None:
-                out.append(value)
-        return out
-
-
-class _PluginEvents:
-    """``ctx.events``: the shared :class:`EventBus`, with this plugin as the owner.
-
-    Subscriptions made during ``register(ctx)`` wait for the plugin to load (a plugin whose
-    ``register`` raises leaves none behind); later ones take effect at once.
-    """
-
-    def __init__(
-        self, bus: EventBus, owner: str, pending: list[tuple[str, Callable[[Any], Any]]], order: int
-    ) -> None:
-        self._bus, self._owner, self._pending, self._order = bus, owner, pending, order
-        self._live = False
-
-    def on(self, name: str, callback: Callable[[Any], Any]) -> None:
-        """Call ``callback(payload)`` for every message ``name``."""
-        if not callable(callback):
-            raise TypeError(f"events.on({name!r}, ...): the callback is not callable")
-        if self._live:
-            self._bus.on(name, callback, owner=self._owner)
-        else:
-            self._pending.append((name, callback))
-
-    def _commit(self) -> None:
-        for name, cb in self._pending:
-            self._bus.on(name, cb, owner=self._owner, order=self._order)
-        self._live = True
-
-    def emit(self, name: str, payload: Any = None) -> list[Any]:
-        """Deliver ``payload`` to every listener of ``name``; return their non-``None`` results."""
-        return self._bus.emit(name, payload)
-
-    async def aemit(self, name: str, payload: Any = None) -> list[Any]:
-        """:meth:`emit` for async code."""
-        return await self._bus.aemit(name, payload)
-
-
 @dataclass
 class _Pending:
     hooks: list[tuple[str, Callable[..., Any]]] = field(default_factory=list)
-    tools: dict[str, Entry] = field(default_factory=dict)
-    commands: dict[str, Entry] = field(default_factory=dict)
-    cli_commands: dict[str, Entry] = field(default_factory=dict)
-    skills: dict[str, Entry] = field(default_factory=dict)
-    middleware: list[Entry] = field(default_factory=list)
-    extensions: list[Entry] = field(default_factory=list)
+    entries: list[tuple[str, Entry]] = field(default_factory=list)
     listeners: list[tuple[str, Callable[[Any], Any]]] = field(default_factory=list)
 
 
@@ -274,7 +74,8 @@ class PluginContext:
         self.name = name
         self.manifest: dict[str, Any] = {"name": name, **dict(manifest or {})}
         self._pending = _Pending()
-        self.events = _PluginEvents(hooks.bus, name, self._pending.listeners, next(_ORDER))
+        self._live = False
+        self.events = PluginEvents(hooks.bus, name, self._pending.listeners, next(_ORDER))
 
     # -- configuration -----------------------------------------------------------------
 
@@ -318,9 +119,11 @@ class PluginContext:
         names are accepted; an unknown name is kept (with a warning) for newer hosts."""
         if not callable(callback):
             raise TypeError(f"register_hook({hook_name!r}, ...): the callback is not callable")
-        info = catalogue.get(hook_name)
+        info = self._hooks.manager.find_event(hook_name)
         if info is None:
-            guess = catalogue.suggest(hook_name)
+            from .catalogue import suggest
+
+            guess = suggest(hook_name, [*self._hooks.events])
             hint = f"; did you mean {guess!r}?" if guess else ""
             log.warning(
                 "plugin %r registered unknown hook %r%s (kept: a newer host may fire it)",
@@ -328,14 +131,14 @@ class PluginContext:
                 hook_name,
                 hint,
             )
-            self._pending.hooks.append((hook_name, callback))
-        else:
-            self._pending.hooks.append((info.name, callback))
+        self._pending.hooks.append((info.name if info else hook_name, callback))
+        if self._live:
+            self._hooks.manager.replace(self.name, _hermes_plugin_object(self._pending.hooks))
 
     def register_middleware(self, kind: str, callback: Callable[..., Any]) -> None:
         """Register behaviour-changing middleware of ``kind``; the host reads
         ``hooks.middleware[kind]`` (a tuple of entries, in registration order)."""
-        self._pending.middleware.append(Entry(kind, callback, self.name))
+        self._add("middleware", Entry(kind, callback, self.name))
 
     # -- registries ---------------------------------------------------------------------
 
@@ -353,20 +156,23 @@ class PluginContext:
         override: bool = False,
     ) -> None:
         """Offer a tool to the model; the host reads ``hooks.tools[name]``."""
-        self._pending.tools[name] = Entry(
-            name,
-            handler,
-            self.name,
-            {
-                "toolset": toolset,
-                "schema": schema,
-                "check_fn": check_fn,
-                "requires_env": list(requires_env or []),
-                "is_async": is_async,
-                "description": description,
-                "emoji": emoji,
-                "override": override,
-            },
+        self._add(
+            "tools",
+            Entry(
+                name,
+                handler,
+                self.name,
+                {
+                    "toolset": toolset,
+                    "schema": schema,
+                    "check_fn": check_fn,
+                    "requires_env": list(requires_env or []),
+                    "is_async": is_async,
+                    "description": description,
+                    "emoji": emoji,
+                    "override": override,
+                },
+            ),
         )
 
     def register_command(
@@ -377,15 +183,8 @@ class PluginContext:
         if not clean:
             log.warning("plugin %r tried to register a command with an empty name", self.name)
             return
-        self._pending.commands[clean] = Entry(
-            clean,
-            handler,
-            self.name,
-            {
-                "description": description or "Plugin command",
-                "args_hint": (args_hint or "").strip(),
-            },
-        )
+        meta = {"description": description or "Plugin command", "args_hint": args_hint.strip()}
+        self._add("commands", Entry(clean, handler, self.name, meta))
 
     def register_cli_command(
         self,
@@ -396,12 +195,8 @@ class PluginContext:
         description: str = "",
     ) -> None:
         """Register a terminal subcommand (``hermes <name> ...``) for the host's CLI."""
-        self._pending.cli_commands[name] = Entry(
-            name,
-            handler_fn,
-            self.name,
-            {"help": help, "setup_fn": setup_fn, "description": description},
-        )
+        meta = {"help": help, "setup_fn": setup_fn, "description": description}
+        self._add("cli_commands", Entry(name, handler_fn, self.name, meta))
 
     def register_skill(self, name: str, path: str | Path, description: str = "") -> None:
         """Register a read-only skill (a ``SKILL.md`` file, or a directory holding one), resolvable
@@ -413,12 +208,8 @@ class PluginContext:
         if not skill_file.is_file():
             raise FileNotFoundError(f"SKILL.md not found at {skill_file}")
         qualified = f"{self.name}:{name}"
-        self._pending.skills[qualified] = Entry(
-            qualified,
-            skill_file,
-            self.name,
-            {"path": skill_file, "bare_name": name, "description": description},
-        )
+        meta = {"path": skill_file, "bare_name": name, "description": description}
+        self._add("skills", Entry(qualified, skill_file, self.name, meta))
 
     def __getattr__(self, attr: str) -> Any:
         # register_platform, register_context_engine, register_tts_provider, ...: capabilities of
@@ -428,7 +219,7 @@ class PluginContext:
 
             def register_extension(*args: Any, **kwargs: Any) -> None:
                 payload = args[0] if len(args) == 1 and not kwargs else {"args": args, **kwargs}
-                self._pending.extensions.append(Entry(kind, payload, self.name))
+                self._add("extensions", Entry(kind, payload, self.name))
                 log.info(
                     "plugin %r registered %s (kept in hooks.extensions[%r])", self.name, kind, kind
                 )
@@ -463,71 +254,34 @@ class PluginContext:
 
     # -- commit --------------------------------------------------------------------------
 
-    def _commit(
-        self,
-        *,
-        fail_closed: bool = False,
-        priority: int = 0,
-        source: str,
-        path: str | None,
-        version: str | None,
-        description: str = "",
-    ) -> None:
-        """Register everything collected during ``register(ctx)``."""
+    def _add(self, kind: str, entry: Entry) -> None:
+        if self._live:
+            self._hooks.registries.add(kind, entry)
+        else:
+            self._pending.entries.append((kind, entry))
+
+    def commit(self, **meta: Any) -> None:
+        """Register everything collected during ``register(ctx)`` (the loader calls this when
+        ``register`` returned); keyword metadata goes to the plugin's record. From then on the
+        context is live."""
         hooks = self._hooks
-        plugin = _hermes_plugin_object(self._pending.hooks)
         hooks.register(
-            plugin,
+            _hermes_plugin_object(self._pending.hooks),
             self.name,
-            source=source,
-            fail_closed=fail_closed,
-            path=path,
-            version=version,
-            description=description,
+            manifest=self.manifest,
+            **meta,
         )
-        rec = hooks.records[self.name]
-        rec.priority = priority
-        rec.manifest = dict(self.manifest)
-        regs = hooks.registries
-        with hooks._lock:
-            for target, items in (
-                (regs.tools, self._pending.tools),
-                (regs.commands, self._pending.commands),
-                (regs.cli_commands, self._pending.cli_commands),
-                (regs.skills, self._pending.skills),
-            ):
-                for key, entry in items.items():
-                    if key in target._items and target._items[key].plugin != self.name:
-                        log.warning(
-                            "plugin %r re-registered %r (was %r's); the later registration wins",
-                            self.name,
-                            key,
-                            target._items[key].plugin,
-                        )
-                    target._items[key] = entry
-            for entry in self._pending.middleware:
-                regs.middleware._items[entry.name] = (
-                    *regs.middleware._items.get(entry.name, ()),
-                    entry,
-                )
-            for entry in self._pending.extensions:
-                regs.extensions._items[entry.name] = (
-                    *regs.extensions._items.get(entry.name, ()),
-                    entry,
-                )
-        self.events._commit()
+        for kind, entry in self._pending.entries:
+            hooks.registries.add(kind, entry)
+        self.events.go_live()
+        self._live = True
 
     def registered(self) -> dict[str, list[str]]:
         """What this context collected so far (for ``hermes hooks install`` reports)."""
-        p = self._pending
-        return {
-            "hooks": [h for h, _ in p.hooks],
-            "tools": list(p.tools),
-            "commands": list(p.commands),
-            "cli_commands": list(p.cli_commands),
-            "skills": list(p.skills),
-            "middleware": [e.name for e in p.middleware],
-        }
+        out: dict[str, list[str]] = {"hooks": [h for h, _ in self._pending.hooks]}
+        for kind in ("tools", "commands", "cli_commands", "skills", "middleware"):
+            out[kind] = [e.name for k, e in self._pending.entries if k == kind]
+        return out
 
 
 def _hermes_plugin_object(callbacks: list[tuple[str, Callable[..., Any]]]) -> Any:
@@ -547,8 +301,6 @@ def _bind(cb: Callable[..., Any]) -> Callable[..., Any]:
     def impl(**kwargs: Any) -> Any:
         result = cb(**kwargs)
         if inspect.isawaitable(result):
-            from .manager import run_sync
-
             return run_sync(result)
         return result
 

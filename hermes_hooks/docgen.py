@@ -57,13 +57,11 @@ def markdown_of(doc: str) -> str:
     return re.sub(r"\n```python\n\n", "\n```python\n", text)
 
 
-def gateway_table() -> list[str]:
-    """The gateway event types ``hooks.emit`` carries, with their context keys."""
-    from .hookspecs.gateway import GATEWAY_EVENTS
-
-    rows = ["Gateway event types and the context keys each carries:", "",
+def subtype_table(info: catalogue.EventInfo) -> list[str]:
+    """The event types one event carries (``gateway_event``'s), with their context keys."""
+    rows = ["Event types it carries and the context keys each has:", "",
             "| event_type | context keys |", "| --- | --- |"]  # fmt: skip
-    for name, keys in GATEWAY_EVENTS.items():
+    for name, keys in info.meta.subtypes.items():
         rows.append(f"| `{name}` | {', '.join(f'`{k}`' for k in keys)} |")
     return [*rows, ""]
 
@@ -117,8 +115,8 @@ def render_events_md() -> str:
         if info.can_block:
             out.append("A shell hook's exit code 2 blocks it (stderr is the message).")
         out += ["", markdown_of(info.doc), ""]
-        if info.name == "gateway_event":
-            out += gateway_table()
+        if info.meta.subtypes:
+            out += subtype_table(info)
     return "\n".join(out).rstrip() + "\n"
 
 

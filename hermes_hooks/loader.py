@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import env_flag, env_list, read_yaml, section
+from .config import env_flag, read_yaml
+from .importing import ensure_package, import_file
+from .policy import Policy
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
-    from .manager import Hooks
+    from .hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -142,47 +144,6 @@ def scan_entry_points() -> list[Candidate]:
     return found
 
 
-@dataclass
-class Policy:
-    """Which plugin names may load: config ``plugins.enabled``/``plugins.disabled`` and env."""
-
-    enabled: set[str] | None
-    disabled: set[str]
-    env_allow: set[str] | None
-    env_deny: set[str]
-    autoload: bool
-
-    @classmethod
-    def from_config(cls, config: Mapping[str, Any]) -> Policy:
-        enabled = section(config, "plugins", "enabled")
-        disabled = section(config, "plugins", "disabled")
-        allow = env_list("HERMES_HOOKS_PLUGINS")
-        return cls(
-            enabled=set(map(str, enabled)) if isinstance(enabled, list) else None,
-            disabled=set(map(str, disabled)) if isinstance(disabled, list) else set(),
-            env_allow=set(allow) if allow is not None else None,
-            env_deny=set(env_list("HERMES_HOOKS_DISABLED") or []),
-            autoload=not env_flag("HERMES_HOOKS_DISABLE_AUTOLOAD"),
-        )
-
-    def refusal(self, cand: Candidate) -> str | None:
-        """Why ``cand`` may not load, or ``None``."""
-        names = {cand.name}
-        if cand.distribution:
-            names.add(cand.distribution)
-        if names & self.env_deny:
-            return "disabled by HERMES_HOOKS_DISABLED"
-        if names & self.disabled:
-            return "disabled by plugins.disabled in config"
-        if self.env_allow is not None and not names & self.env_allow:
-            return "not in HERMES_HOOKS_PLUGINS"
-        if self.enabled is not None and not names & self.enabled:
-            return "not in plugins.enabled in config"
-        if cand.source == "entrypoint" and not self.autoload and self.env_allow is None:
-            return "entry-point autoload is off (HERMES_HOOKS_DISABLE_AUTOLOAD)"
-        return None
-
-
 def discover(home: Path, *, entry_points: bool = True) -> list[Candidate]:
     """Every plugin candidate, in discovery order (user dirs, project dirs, entry points)."""
     candidates = scan_directory(home / "plugins", "user")
@@ -213,7 +174,9 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
             _record(hooks, cand, "shadowed", why, name=f"{cand.name} ({cand.source}: {cand.path})")
             continue
         seen[cand.name] = cand
-        reason = policy.refusal(cand)
+        reason = policy.refusal(
+            cand.name, distribution=cand.distribution, entrypoint=cand.source == "entrypoint"
+        )
         if reason:
             _record(hooks, cand, "disabled", reason)
             continue
@@ -289,7 +252,7 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     try:
         result = register(ctx)
         if inspect.isawaitable(result):
-            from .manager import run_sync
+            from .dispatch import run_sync
 
             run_sync(result)
     except (Exception, SystemExit) as exc:
@@ -299,36 +262,28 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
 
 
 def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
+    meta = {
+        "source": cand.source,
+        "fail_closed": cand.fail_closed,
+        "priority": cand.priority,
+        "path": cand.path,
+        "version": cand.version,
+        "description": str(cand.manifest.get("description", "")),
+    }
     try:
         if staged[0] == "native":
-            hooks.register(
-                staged[1],
-                cand.name,
-                source=cand.source,
-                fail_closed=cand.fail_closed,
-                path=cand.path,
-                version=cand.version,
-                description=str(cand.manifest.get("description", "")),
-            )
-            rec = hooks.records[cand.name]
+            hooks.register(staged[1], cand.name, manifest=cand.manifest, **meta)
         else:
             ctx, target = staged[1], staged[2]
-            ctx._commit(
-                fail_closed=cand.fail_closed,
-                priority=cand.priority,
-                source=cand.source,
-                path=cand.path,
-                version=cand.version,
-                description=str(cand.manifest.get("description", "")),
-            )
-            rec = hooks.records[cand.name]
+            ctx.commit(**meta)
             if _has_hookimpls(target) and target is not None:
-                # A module with both register(ctx) and @hookimpl functions gets both.
-                hooks.register(target, f"{cand.name}:impls", source=cand.source, path=cand.path)
-        rec.distribution = cand.distribution
-        rec.priority = cand.priority
-        rec.manifest = dict(cand.manifest)
+                # A module with both register(ctx) and @hookimpl functions gets both; the
+                # companion belongs to the plugin (unregistering the plugin removes it).
+                hooks.register(target, f"{cand.name}:impls", parent=cand.name, **meta)
+        hooks.records[cand.name].distribution = cand.distribution
     except Exception as exc:  # pluggy validation: an impl that does not fit its event
+        # The manager left nothing of the rejected object registered; the plugin's other
+        # part (register(ctx) hooks, when its @hookimpl companion was refused) goes too.
         hooks.unregister(cand.name)
         _fail(hooks, cand, f"rejected by the dispatcher: {_describe(exc)}")
 
@@ -339,38 +294,6 @@ def _import(cand: Candidate) -> Any:
         return cand.entry_point.load()
     assert cand.path is not None
     return import_directory(Path(cand.path), cand.name)
-
-
-def ensure_package(name: str, path: list[str] | None = None) -> types.ModuleType:
-    """A (namespace-like) package module called ``name`` in ``sys.modules``, created if needed."""
-    package = sys.modules.get(name)
-    if package is None:
-        package = types.ModuleType(name)
-        package.__path__ = list(path or [])
-        sys.modules[name] = package
-    return package
-
-
-def import_file(
-    module_name: str, file: Path, *, package_path: Path | None = None
-) -> types.ModuleType:
-    """Import ``file`` as ``module_name`` (a package rooted at ``package_path`` when given, so
-    relative imports inside it work). A module that fails to import is not left behind."""
-    spec = importlib.util.spec_from_file_location(
-        module_name,
-        file,
-        submodule_search_locations=[str(package_path)] if package_path is not None else None,
-    )
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {file}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
 
 
 def import_directory(path: Path, name: str) -> types.ModuleType:
@@ -407,6 +330,7 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
     """Register the built-in plugins (after everything else: they are ``trylast``)."""
     from .builtin_plugins import BUILTINS
     from .manager import PluginRecord
+    from .sources import HookSource
 
     for modname in names if names is not None else BUILTINS:
         name = f"builtin:{modname}"
@@ -419,8 +343,13 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
                 PluginRecord(name=name, source="builtin", status="failed", error=_describe(exc))
             )
             continue
-        if plugin is not None:
-            hooks.register(plugin, name, source="builtin", path=getattr(module, "__file__", None))
+        if plugin is None:
+            continue
+        path = getattr(module, "__file__", None)
+        if isinstance(plugin, HookSource):
+            hooks.add_source(plugin, name, path=path)
+        else:
+            hooks.register(plugin, name, source="builtin", path=path)
 
 
 def safe_mode() -> bool:
@@ -428,4 +357,4 @@ def safe_mode() -> bool:
     return env_flag("HERMES_SAFE_MODE")
 
 
-__all__ = ["Candidate", "discover", "load_plugins", "load_builtins"]
+__all__ = ["Candidate", "Policy", "discover", "load_plugins", "load_builtins"]

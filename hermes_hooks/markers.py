@@ -1,12 +1,14 @@
-"""The two public pluggy markers, and the decorator that turns a hookspec into a catalogue entry."""
+"""The two public pluggy markers, and the decorator that turns a hookspec into an event."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pluggy
+
+from .answers import AnswerType
+from .contract import ClaudeEvent, EventMeta
 
 PROJECT = "hermes"
 
@@ -20,46 +22,49 @@ KINDS = ("observe", "decide", "context", "transform", "first")
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True)
-class EventMeta:
-    """What the decorator records on a hookspec function (read by :mod:`hermes_hooks.catalogue`)."""
-
-    kind: str
-    aliases: tuple[str, ...] = ()
-    value: str | None = None
-    can_block: bool = False
-    example: Mapping[str, Any] = field(default_factory=dict)
-
-
 def event(
-    kind: str,
+    answer: AnswerType,
     *,
+    claude: tuple[ClaudeEvent, ...] = (),
+    docker: tuple[str, ...] = (),
     aliases: tuple[str, ...] = (),
-    value: str | None = None,
-    can_block: bool = False,
     example: Mapping[str, Any] | None = None,
+    hermes_returns_ignored: bool = False,
+    plain_text_context: bool = False,
+    subtypes: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Callable[[F], F]:
-    """Declare a hookspec as an event of the catalogue.
-
-        ``kind`` is one of :data:`KINDS`; ``value`` names the argument a transform event pipes through
-        its hooks; ``can_block`` says whether a shell hook's exit code 2 (and a failing ``fail_closed``
-    hook) blocks this event, in the event's own terms (``results.blocked``: a block, a deny, a
-    continue, or feedback for the model); decide events always can; ``example``
-        is a realistic payload (used by ``hermes hooks test`` and the docs).
-    """
-    if kind not in KINDS:
-        raise ValueError(f"unknown event kind {kind!r}; expected one of {', '.join(KINDS)}")
-    if kind == "transform" and not value:
-        raise ValueError("a transform event must name its value argument")
+    """Declare a hookspec as an event: its answer type (see :mod:`hermes_hooks.answers`; the
+    type's kind decides how hooks combine, and ``first`` kinds are pluggy ``firstresult``), the
+    Claude Code events it stands for, docker-agent names and other aliases, and a realistic
+    ``example`` payload (used by ``hermes hooks test`` and the docs)."""
+    if not isinstance(answer, AnswerType):
+        raise TypeError(f"event(): {answer!r} is not an answer type (hermes_hooks.answers)")
+    if answer.kind not in KINDS:
+        raise ValueError(f"unknown event kind {answer.kind!r}; expected one of {', '.join(KINDS)}")
+    meta = EventMeta(
+        answer=answer,
+        aliases=tuple(aliases),
+        claude=tuple(claude),
+        docker=tuple(docker),
+        example=dict(example or {}),
+        hermes_returns_ignored=hermes_returns_ignored,
+        plain_text_context=plain_text_context,
+        subtypes=dict(subtypes or {}),
+    )
 
     def deco(fn: F) -> F:
-        fn.hermes_event = EventMeta(  # type: ignore[attr-defined]
-            kind=kind,
-            aliases=tuple(aliases),
-            value=value,
-            can_block=can_block or kind == "decide",
-            example=dict(example or {}),
-        )
-        return hookspec(firstresult=(kind == "first"))(fn)
+        # What a failure does is the answer type's to say; the docstring states it from there.
+        fn.__doc__ = _with_failure(fn.__doc__ or "", answer.on_failure())
+        fn.hermes_event = meta  # type: ignore[attr-defined]  # read back by the catalogue
+        return hookspec(firstresult=(answer.kind == "first"))(fn)
 
     return deco
+
+
+def _with_failure(doc: str, sentence: str) -> str:
+    """``doc`` with an "On failure" paragraph before its example (or at its end)."""
+    paragraph = f"On failure: {sentence}"
+    head, sep, tail = doc.partition("\n    Example::")
+    if sep:
+        return f"{head.rstrip()}\n\n    {paragraph}\n{sep}{tail}"
+    return f"{doc.rstrip()}\n\n    {paragraph}\n"

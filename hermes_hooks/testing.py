@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from .manager import Hooks
+from .hooks import Hooks
 
 
 def make_hooks(home: Path, config: dict[str, Any] | None = None) -> Hooks:
@@ -65,7 +65,7 @@ def register_hermes_plugin(hermes_hooks: Hooks) -> Iterator[Callable[..., str]]:
     ) -> str:
         ctx = PluginContext(hermes_hooks, name, manifest)
         register_fn(ctx)
-        ctx._commit(source="python", path=None, version=None)
+        ctx.commit(source="python")
         names.append(name)
         return name
 

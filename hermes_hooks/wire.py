@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import results
 from .catalogue import EventInfo
+from .contract import OMIT
+from .results import ToolDecision
 
 HERMES = "hermes"
 CLAUDE = "claude-code"
@@ -144,100 +145,42 @@ def hermes_payload(event: str, kwargs: Mapping[str, Any], cwd: str) -> dict[str,
     }
 
 
-def claude_event_name(
-    info: EventInfo, kwargs: Mapping[str, Any], configured: str | None = None
-) -> str:
-    """Claude Code's name for the event (``PostToolUseFailure`` when the tool failed); events
-    Claude Code does not have keep our name."""
-    if info.name == "post_tool_call":
-        return "PostToolUseFailure" if kwargs.get("status") == "error" else "PostToolUse"
-    if configured and configured in info.aliases and configured[:1].isupper():
-        return configured
-    for alias in info.aliases:
-        if alias[:1].isupper():
-            return alias
-    return info.name
-
-
-def tool_response(result: Any) -> Any:
-    """The host's result string as Claude Code's ``tool_response``: the JSON object it holds,
-    else ``{"output": result}``."""
-    if isinstance(result, Mapping):
-        return result
-    if isinstance(result, str):
-        try:
-            parsed = json.loads(result)
-        except ValueError:
-            parsed = None
-        if isinstance(parsed, dict):
-            return parsed
-    return {"output": result}
+def claude_event_name(info: EventInfo, kwargs: Mapping[str, Any]) -> str:
+    """Claude Code's name for this occurrence of the event (``PostToolUseFailure`` when the tool
+    failed); events Claude Code does not have keep our name."""
+    chosen = info.claude_event(kwargs)
+    return chosen.name if chosen is not None else info.name
 
 
 def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-    """The Claude Code payload for ``info``'s event."""
-    name = claude_event_name(info, kwargs)
-    session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
-    out: dict[str, Any] = {
-        "session_id": session,
-        "transcript_path": kwargs.get("transcript_path") or "",
-        "cwd": cwd,
-        "permission_mode": kwargs.get("permission_mode") or "default",
-        "hook_event_name": name,
-    }
+    """The Claude Code payload for ``info``'s event: the common fields, the tool fields for a
+    tool event, and the fields the hookspec declares for the Claude Code event (an event Claude
+    Code does not have sends its arguments under their own names)."""
+    chosen = info.claude_event(kwargs)
     get = kwargs.get
-    tool = get("tool_name")
-    if "tool_name" in info.args:
+    out: dict[str, Any] = {
+        "session_id": get("session_id") or get("parent_session_id") or "",
+        "transcript_path": get("transcript_path") or "",
+        "cwd": cwd,
+        "permission_mode": get("permission_mode") or "default",
+        "hook_event_name": chosen.name if chosen is not None else info.name,
+    }
+    if (chosen is None or chosen.tool) and info.tool_event:
+        tool = get("tool_name")
         out["tool_name"] = claude_tool_name(tool)
         out["tool_input"] = args_to_claude(tool, get("args") if get("args") is not None else {})
-    if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
-        out["tool_use_id"] = get("tool_call_id") or ""
-    if name == "PostToolUse":
-        out["tool_response"] = tool_response(get("result"))
-    elif name == "PostToolUseFailure":
-        out["error"] = get("error_message") or get("result") or ""
-        out["is_interrupt"] = bool(get("interrupted", False))
-    elif name == "UserPromptSubmit":
-        out["prompt"] = get("user_message") or ""
-    elif name in ("Stop", "SubagentStop"):
-        out["stop_hook_active"] = bool(get("stop_hook_active", False))
-        if name == "Stop" and get("final_response") is not None:
-            out["last_assistant_message"] = get("final_response")
-    elif name == "SessionStart":
-        out["source"] = get("source") or "startup"
-        if get("model"):
-            out["model"] = get("model")
-    elif name == "SessionEnd":
-        out["reason"] = get("reason") or "other"
-    elif name == "PreCompact":
-        out["trigger"] = get("trigger") or "auto"
-        out["custom_instructions"] = get("custom_instructions") or ""
-    elif name == "PostCompact":
-        out["trigger"] = get("trigger") or "auto"
-        out["compact_summary"] = get("summary") or ""
-    elif name == "Notification":
-        out["message"] = get("message") or ""
-        out["notification_type"] = get("notification_type") or ""
-    elif name == "PermissionRequest":
-        out["permission_suggestions"] = []
-    elif name == "SubagentStart":
-        out["agent_id"] = get("child_subagent_id") or get("child_session_id") or ""
-        out["agent_type"] = get("child_role") or ""
-    else:
-        # An event Claude Code does not have: its arguments go along under their own names.
+    if chosen is None:
         for key, value in kwargs.items():
             out.setdefault(key, value)
-    if name == "SubagentStop":
-        out["agent_id"] = get("child_session_id") or ""
-        out["agent_type"] = get("child_role") or ""
+        return out
+    for key, read in chosen.fields.items():
+        value = read(kwargs)
+        if value is not OMIT:
+            out[key] = value
     return out
 
 
 # ---------------------------------------------------------------------- answers
-
-#: Events whose plain (non-JSON) stdout is context for the model, as in Claude Code.
-PLAIN_TEXT_CONTEXT = frozenset({"on_session_start", "user_prompt_submit", "pre_llm_call"})
-
 
 @dataclass(frozen=True)
 class Answer:
@@ -263,11 +206,6 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
-def can_block(info: EventInfo) -> bool:
-    """Whether exit code 2 (and ``fail_closed``) blocks this event (the hookspec says so)."""
-    return info.can_block
-
-
 def parse(
     info: EventInfo,
     protocol: str,
@@ -289,11 +227,11 @@ def parse(
         answer = _parse(info, protocol, returncode, stdout, stderr, source, failure, tool_name)
     except Exception as exc:  # a bug here must not take the agent down
         answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
-    if (answer.failure or answer.unparseable) and fail_closed and can_block(info):
+    if (answer.failure or answer.unparseable) and fail_closed:
         message = (
             f"shell hook {source} failed ({answer.failure or answer.warning}) and is fail_closed"
         )
-        return replace(answer, value=results.blocked(info, message, source))
+        return replace(answer, value=info.answer.failed(message, source))
     return answer
 
 
@@ -310,9 +248,9 @@ def _parse(
     if failure:
         return Answer(failure=failure)
     err = decode(stderr).strip()
-    if returncode == 2 and can_block(info):
+    if returncode == 2 and info.can_block:
         message = err or f"blocked by shell hook {source} (exit 2)"
-        return Answer(value=results.blocked(info, message, source), exit2=True)
+        return Answer(value=info.answer.blocked(message, source), exit2=True)
     out = decode(stdout).strip()
     if returncode != 0:
         why = f"exit code {returncode}" if returncode is not None else "exit status lost"
@@ -330,8 +268,8 @@ def _parse(
         return Answer()
     raw = _json_object(out)
     if raw is None:
-        if info.name in PLAIN_TEXT_CONTEXT:
-            return Answer(value=results.normalise(info, out, source), raw=out)
+        if info.meta.plain_text_context:
+            return Answer(value=info.answer.normalise(out, source), raw=out)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
             raw=out,
@@ -358,11 +296,13 @@ def _json_object(text: str) -> dict[str, Any] | None:
 def _value(
     info: EventInfo, protocol: str, raw: dict[str, Any], source: str, tool: str | None
 ) -> Any:
+    if info.kind == "observe":
+        return None  # observers have no answer
     default_block = f"blocked by shell hook {source}"
-    value = results.normalise(info, raw, source, default_block)
+    value = info.answer.normalise(raw, source, default_block)
     if (
         protocol == CLAUDE
-        and isinstance(value, results.ToolDecision)
+        and isinstance(value, ToolDecision)
         and value.args is not None
         and tool is not None
     ):

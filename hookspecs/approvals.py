@@ -4,13 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_hooks.answers import Observe, PermissionAnswers
+from hermes_hooks.contract import ClaudeEvent, const
 from hermes_hooks.markers import event
 
 
 @event(
-    "first",
-    aliases=("PermissionRequest",),
-    can_block=True,  # exit 2: deny
+    PermissionAnswers(),
+    claude=(
+        ClaudeEvent(
+            "PermissionRequest",
+            fields={"permission_suggestions": const([])},
+            matcher="tool_name",
+            tool=True,
+        ),
+    ),
     example={
         "tool_name": "terminal",
         "args": {"command": "git push --force"},
@@ -44,7 +52,7 @@ def permission_request(
     dict: ``{"action": "allow"|"deny", "scope": "once"|"session"|"always", "message": str}``.
     Claude Code's ``{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny",
     "message": str}}}`` is accepted. Combining: stops at the first valid answer (pluggy
-    ``firstresult``). On failure: the hook is skipped and the human is asked.
+    ``firstresult``).
 
     Example::
 
@@ -65,7 +73,10 @@ _APPROVAL_EXAMPLE = {
 }
 
 
-@event("observe", example=_APPROVAL_EXAMPLE)
+@event(
+    Observe(),
+    example=_APPROVAL_EXAMPLE,
+)
 def pre_approval_request(
     command: str,
     description: str,
@@ -83,7 +94,6 @@ def pre_approval_request(
     :param transcript_path: the host's transcript file, when it keeps one.
 
     Return values are ignored (use :func:`permission_request` to answer); every hook runs.
-    On failure: the hook is skipped.
 
     Example::
 
@@ -93,7 +103,10 @@ def pre_approval_request(
     """
 
 
-@event("observe", example={**_APPROVAL_EXAMPLE, "choice": "once", "decided_by": None})
+@event(
+    Observe(),
+    example={**_APPROVAL_EXAMPLE, "choice": "once", "decided_by": None},
+)
 def post_approval_response(
     command: str,
     description: str,
@@ -115,7 +128,7 @@ def post_approval_response(
     :param decided_by: ``"aux_llm"`` when the smart approver decided.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_hooks.answers import CommandAnswers, DispatchAnswers
 from hermes_hooks.markers import event
 
 #: The event types ``hooks.emit`` carries (what Hermes Agent's gateway fires), with the context
@@ -46,7 +47,7 @@ GATEWAY_EVENTS: dict[str, tuple[str, ...]] = {
 
 
 @event(
-    "first",
+    DispatchAnswers(),
     example={"event": {"text": "hello", "platform": "telegram", "user_id": "42"}},
 )
 def pre_gateway_dispatch(
@@ -61,7 +62,7 @@ def pre_gateway_dispatch(
     Return ``None`` or ``{"action": "allow"}`` for normal dispatch, ``{"action": "skip",
     "reason": str}`` to drop the message without a reply, or ``{"action": "rewrite", "text": str}``
     to replace the message text. Combining: stops at the first valid answer (pluggy
-    ``firstresult``). On failure: the hook is skipped.
+    ``firstresult``).
 
     Example::
 
@@ -73,7 +74,8 @@ def pre_gateway_dispatch(
 
 
 @event(
-    "decide",
+    CommandAnswers(),
+    subtypes=GATEWAY_EVENTS,
     example={
         "event_type": "command:reset",
         "context": {"platform": "telegram", "user_id": "42", "command": "reset", "args": ""},
@@ -97,8 +99,7 @@ def gateway_event(event_type: str, context: dict[str, Any], transcript_path: str
     "raw_args": str}`` runs another command. A hook may return an awaitable.
 
     Combining: every hook runs (awaitables concurrently); **deny > handled > rewrite > allow**,
-    the first in call order supplying the message. On failure: the hook is skipped (fail open), or
-    a deny when ``fail_closed`` is set.
+    the first in call order supplying the message.
 
     Example::
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hermes_hooks.answers import Observe
 from hermes_hooks.markers import event
 
 _TASK_EXAMPLE = {
@@ -13,7 +14,10 @@ _TASK_EXAMPLE = {
 }
 
 
-@event("observe", example=_TASK_EXAMPLE)
+@event(
+    Observe(),
+    example=_TASK_EXAMPLE,
+)
 def kanban_task_claimed(
     task_id: str,
     board: str | None,
@@ -28,7 +32,7 @@ def kanban_task_claimed(
     :param run_id: the run number. :param profile_name: the active profile.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -38,7 +42,10 @@ def kanban_task_claimed(
     """
 
 
-@event("observe", example={**_TASK_EXAMPLE, "summary": "Fixed the flaky test."})
+@event(
+    Observe(),
+    example={**_TASK_EXAMPLE, "summary": "Fixed the flaky test."},
+)
 def kanban_task_completed(
     task_id: str,
     board: str | None,
@@ -55,7 +62,7 @@ def kanban_task_completed(
     :param summary: the worker's summary.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -65,7 +72,10 @@ def kanban_task_completed(
     """
 
 
-@event("observe", example={**_TASK_EXAMPLE, "reason": "Needs a database password."})
+@event(
+    Observe(),
+    example={**_TASK_EXAMPLE, "reason": "Needs a database password."},
+)
 def kanban_task_blocked(
     task_id: str,
     board: str | None,
@@ -82,7 +92,7 @@ def kanban_task_blocked(
     :param reason: why it is blocked.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 

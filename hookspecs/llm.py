@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_hooks.answers import Context, Observe, PromptAnswers, Transform, VerifyAnswers
+from hermes_hooks.contract import ClaudeEvent, arg, flag, optional
 from hermes_hooks.markers import event
 
 
 @event(
-    "context",
-    aliases=("before_llm_call",),
+    Context(),
+    docker=("before_llm_call",),
+    plain_text_context=True,
     example={
         "session_id": "test-session",
         "task_id": "test-task",
@@ -50,7 +53,6 @@ def pre_llm_call(
     Return text to add to this turn's context (the host adds it to the user message, never the
     system prompt, so the prompt cache survives): a string, ``{"context": str}``, or ``None``.
     Combining: every hook runs; non-empty texts are joined with a blank line in call order.
-    On failure: the hook is skipped.
 
     Example::
 
@@ -62,8 +64,8 @@ def pre_llm_call(
 
 
 @event(
-    "observe",
-    aliases=("after_llm_call",),
+    Observe(),
+    docker=("after_llm_call",),
     example={
         "session_id": "test-session",
         "task_id": "test-task",
@@ -98,7 +100,7 @@ def post_llm_call(
     :param platform: where the user is.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -109,8 +111,7 @@ def post_llm_call(
 
 
 @event(
-    "transform",
-    value="response_text",
+    Transform("response_text", accepts=lambda v: isinstance(v, str) and v != ""),
     example={
         "response_text": "The answer is 42.",
         "session_id": "test-session",
@@ -130,7 +131,7 @@ def transform_llm_output(
     :param transcript_path: the host's transcript file, when it keeps one.
 
     Return a non-empty string to replace the text; ``None`` or an empty string leaves it unchanged.
-    Combining: a pipeline, in call order. On failure: the hook is skipped.
+    Combining: a pipeline, in call order.
 
     Example::
 
@@ -141,8 +142,10 @@ def transform_llm_output(
 
 
 @event(
-    "decide",
-    aliases=("UserPromptSubmit", "on_user_input"),
+    PromptAnswers(),
+    claude=(ClaudeEvent("UserPromptSubmit", fields={"prompt": arg("user_message")}),),
+    aliases=("on_user_input",),
+    plain_text_context=True,
     example={
         "user_message": "deploy to production",
         "session_id": "test-session",
@@ -175,8 +178,7 @@ def user_prompt_submit(
 
     Combining: every hook runs, into one :class:`~hermes_hooks.PromptDecision`: a block wins and
     the first block's message is kept; rewrites apply in call order (each hook sees the prompt as
-    rewritten so far); contexts are joined with a blank line. On failure: fail open, or a block
-    when ``fail_closed`` is set.
+    rewritten so far); contexts are joined with a blank line.
 
     Example::
 
@@ -188,8 +190,11 @@ def user_prompt_submit(
 
 
 @event(
-    "transform",
-    value="messages",
+    Transform(
+        "messages",
+        accepts=lambda v: isinstance(v, list),
+        withheld=lambda notice: [{"role": "user", "content": notice}],
+    ),
     example={
         "messages": [{"role": "user", "content": "hi"}],
         "session_id": "test-session",
@@ -214,7 +219,7 @@ def transform_messages(
     :param transcript_path: the host's transcript file, when it keeps one.
 
     Return a list to replace the messages, or ``None`` to leave them unchanged (a non-list is
-    ignored). Combining: a pipeline, in call order. On failure: the hook is skipped.
+    ignored). Combining: a pipeline, in call order.
 
     Example::
 
@@ -225,9 +230,17 @@ def transform_messages(
 
 
 @event(
-    "first",
-    aliases=("Stop", "stop"),
-    can_block=True,
+    VerifyAnswers(),
+    claude=(
+        ClaudeEvent(
+            "Stop",
+            fields={
+                "stop_hook_active": flag("stop_hook_active"),
+                "last_assistant_message": optional("final_response"),
+            },
+        ),
+    ),
+    docker=("stop",),
     example={
         "session_id": "test-session",
         "platform": "cli",
@@ -268,7 +281,6 @@ def pre_verify(
     stop. A continue without a non-empty message is ignored.
 
     Combining: stops at the first valid answer (pluggy ``firstresult``).
-    On failure: the hook is skipped.
 
     Example::
 
@@ -294,7 +306,7 @@ _API_EXAMPLE = {
 
 
 @event(
-    "observe",
+    Observe(),
     example={
         **_API_EXAMPLE,
         "message_count": 4,
@@ -343,7 +355,7 @@ def pre_api_request(
     :param middleware_trace: what the host's middleware did.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -354,7 +366,7 @@ def pre_api_request(
 
 
 @event(
-    "observe",
+    Observe(),
     example={
         **_API_EXAMPLE,
         "api_duration": 1.234,
@@ -404,7 +416,7 @@ def post_api_request(
     :param started_at: start stamp. :param ended_at: end stamp.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -415,7 +427,7 @@ def post_api_request(
 
 
 @event(
-    "observe",
+    Observe(),
     example={
         **_API_EXAMPLE,
         "api_duration": 30.0,
@@ -463,7 +475,7 @@ def api_request_error(
     :param request: the request body. :param started_at: start stamp. :param ended_at: end stamp.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 

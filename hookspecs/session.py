@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_hooks.answers import CompressAnswers, Context, Observe
+from hermes_hooks.contract import ClaudeEvent, arg, either, flag, optional
 from hermes_hooks.markers import event
 
 
 @event(
-    "context",
-    aliases=("SessionStart", "session_start"),
+    Context(),
+    claude=(
+        ClaudeEvent(
+            "SessionStart",
+            fields={"source": arg("source", "startup"), "model": optional("model")},
+            matcher="source",
+            env_file=True,
+        ),
+    ),
+    docker=("session_start",),
+    plain_text_context=True,
     example={
         "session_id": "test-session",
         "model": "gpt-4",
@@ -31,7 +42,7 @@ def on_session_start(
 
     Return text the host may inject once into the session's context (a string or
     ``{"context": str}``), or ``None``. Combining: every hook runs; non-empty texts are joined with
-    a blank line in call order. On failure: the hook is skipped.
+    a blank line in call order.
 
     Example::
 
@@ -42,8 +53,9 @@ def on_session_start(
 
 
 @event(
-    "observe",
-    aliases=("SessionEnd", "session_end"),
+    Observe(),
+    claude=(ClaudeEvent("SessionEnd", fields={"reason": arg("reason", "other")}),),
+    docker=("session_end",),
     example={
         "session_id": "test-session",
         "task_id": "test-task",
@@ -78,7 +90,7 @@ def on_session_end(
     :param reason: why it ended (``"exit"``, ``"clear"``, ``"logout"``, ...).
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -97,7 +109,10 @@ _SWITCH_EXAMPLE = {
 }
 
 
-@event("observe", example=_SWITCH_EXAMPLE)
+@event(
+    Observe(),
+    example=_SWITCH_EXAMPLE,
+)
 def on_session_finalize(
     session_id: str,
     old_session_id: str,
@@ -113,7 +128,7 @@ def on_session_finalize(
     :param platform: where the user is. :param reason: why (``"new"``, ``"shutdown"``, ...).
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -123,7 +138,10 @@ def on_session_finalize(
     """
 
 
-@event("observe", example=_SWITCH_EXAMPLE)
+@event(
+    Observe(),
+    example=_SWITCH_EXAMPLE,
+)
 def on_session_reset(
     session_id: str,
     old_session_id: str,
@@ -139,7 +157,7 @@ def on_session_reset(
     :param reason: what triggered the reset.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -150,8 +168,16 @@ def on_session_reset(
 
 
 @event(
-    "observe",
-    aliases=("SubagentStart",),
+    Observe(),
+    claude=(
+        ClaudeEvent(
+            "SubagentStart",
+            fields={
+                "agent_id": either("child_subagent_id", "child_session_id"),
+                "agent_type": arg("child_role"),
+            },
+        ),
+    ),
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",
@@ -180,7 +206,7 @@ def subagent_start(
     :param child_role: its role, if any. :param child_goal: what it was asked to do.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -191,8 +217,17 @@ def subagent_start(
 
 
 @event(
-    "observe",
-    aliases=("SubagentStop",),
+    Observe(),
+    claude=(
+        ClaudeEvent(
+            "SubagentStop",
+            fields={
+                "stop_hook_active": flag("stop_hook_active"),
+                "agent_id": arg("child_session_id"),
+                "agent_type": arg("child_role"),
+            },
+        ),
+    ),
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",
@@ -221,7 +256,7 @@ def subagent_stop(
         ``"failed"``, ``"cancelled"``, ... :param duration_ms: how long it ran.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -232,9 +267,18 @@ def subagent_stop(
 
 
 @event(
-    "first",
-    aliases=("PreCompact", "pre_compact"),
-    can_block=True,
+    CompressAnswers(),
+    claude=(
+        ClaudeEvent(
+            "PreCompact",
+            fields={
+                "trigger": arg("trigger", "auto"),
+                "custom_instructions": arg("custom_instructions"),
+            },
+            matcher="trigger",
+        ),
+    ),
+    docker=("pre_compact",),
     example={
         "session_id": "test-session",
         "trigger": "auto",
@@ -262,7 +306,7 @@ def pre_compress(
     Return ``None`` to let the host summarise, ``{"action": "block", "message": str}`` to veto
     the compaction, ``{"summary": str}`` to supply the summary yourself, or ``{"context": str}`` to
     give the summariser extra guidance. Combining: stops at the first valid answer (pluggy
-    ``firstresult``). On failure: the hook is skipped.
+    ``firstresult``).
 
     Example::
 
@@ -273,8 +317,14 @@ def pre_compress(
 
 
 @event(
-    "observe",
-    aliases=("PostCompact", "post_compact"),
+    Observe(),
+    claude=(
+        ClaudeEvent(
+            "PostCompact",
+            fields={"trigger": arg("trigger", "auto"), "compact_summary": arg("summary")},
+        ),
+    ),
+    docker=("post_compact",),
     example={
         "session_id": "test-session",
         "trigger": "auto",
@@ -298,7 +348,7 @@ def post_compress(
     :param tokens_before: context size before. :param tokens_after: context size after.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 
@@ -309,8 +359,14 @@ def post_compress(
 
 
 @event(
-    "observe",
-    aliases=("Notification",),
+    Observe(),
+    claude=(
+        ClaudeEvent(
+            "Notification",
+            fields={"message": arg("message"), "notification_type": arg("notification_type")},
+            matcher="notification_type",
+        ),
+    ),
     example={
         "level": "warning",
         "message": "Claude needs your permission to use Bash",
@@ -332,7 +388,7 @@ def notification(
     :param notification_type: Claude Code's kind (``"permission_prompt"``, ``"idle_prompt"``, ...).
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs. On failure: the hook is skipped.
+    Return values are ignored; every hook runs.
 
     Example::
 

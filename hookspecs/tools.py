@@ -4,12 +4,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_hooks.answers import Context, ToolAnswers, Transform
+from hermes_hooks.contract import ClaudeEvent, arg, either, flag, tool_response
 from hermes_hooks.markers import event
 
 
 @event(
-    "decide",
-    aliases=("PreToolUse", "pre_tool_use", "before_tool_call"),
+    ToolAnswers(),
+    claude=(
+        ClaudeEvent(
+            "PreToolUse",
+            fields={"tool_use_id": arg("tool_call_id")},
+            matcher="tool_name",
+            tool=True,
+        ),
+    ),
+    docker=("pre_tool_use",),
+    aliases=("before_tool_call",),
     example={
         "tool_name": "terminal",
         "args": {"command": "echo hello"},
@@ -62,9 +73,6 @@ def pre_tool_call(
     first hook in call order supplies ``message`` and ``source``. Rewritten args are shallow-merged
     in call order and dropped when the call is blocked; ``context`` texts are joined.
 
-    On failure: a hook that raises is skipped (fail open), unless its plugin or the config asks
-    for ``fail_closed``, which turns the failure into a block naming the hook.
-
     Example::
 
         @hookimpl
@@ -75,9 +83,30 @@ def pre_tool_call(
 
 
 @event(
-    "context",
-    aliases=("PostToolUse", "PostToolUseFailure", "post_tool_use", "after_tool_call"),
-    can_block=True,  # exit 2: stderr goes back to the model as feedback (the tool already ran)
+    Context(feedback=True),
+    claude=(
+        ClaudeEvent(
+            "PostToolUse",
+            fields={"tool_use_id": arg("tool_call_id"), "tool_response": tool_response},
+            when=lambda kw: kw.get("status") not in ("error", "blocked"),
+            matcher="tool_name",
+            tool=True,
+        ),
+        ClaudeEvent(
+            "PostToolUseFailure",
+            fields={
+                "tool_use_id": arg("tool_call_id"),
+                "error": either("error_message", "result"),
+                "is_interrupt": flag("interrupted"),
+            },
+            when=lambda kw: kw.get("status") == "error",
+            matcher="tool_name",
+            tool=True,
+        ),
+    ),
+    docker=("post_tool_use",),
+    aliases=("after_tool_call",),
+    hermes_returns_ignored=True,
     example={
         "tool_name": "terminal",
         "args": {"command": "echo hello"},
@@ -134,7 +163,6 @@ def post_tool_call(
     ignored, as Hermes ignores them.
 
     Combining: every hook runs; non-empty texts are joined with a blank line in call order.
-    On failure: the hook is skipped.
 
     Example::
 
@@ -146,8 +174,7 @@ def post_tool_call(
 
 
 @event(
-    "transform",
-    value="result",
+    Transform("result", tool_output=True),
     aliases=("transform_tool_output",),
     example={
         "tool_name": "terminal",
@@ -197,7 +224,6 @@ def transform_tool_result(
 
     Return a string to replace the result, or ``None`` to leave it unchanged (a non-string is
     ignored). Combining: a pipeline; each hook gets the result as the previous hooks left it.
-    On failure: the hook is skipped and the value passes on unchanged.
 
     Example::
 
@@ -208,8 +234,7 @@ def transform_tool_result(
 
 
 @event(
-    "transform",
-    value="output",
+    Transform("output", tool_output=True),
     example={
         "command": "ls -la",
         "output": "total 0\n",
@@ -236,7 +261,7 @@ def transform_terminal_output(
     :param transcript_path: the host's transcript file, when it keeps one.
 
     Return a string to replace the output, or ``None`` to leave it unchanged.
-    Combining: a pipeline, in call order. On failure: the hook is skipped.
+    Combining: a pipeline, in call order.
 
     Example::
 

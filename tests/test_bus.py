@@ -8,13 +8,14 @@ import logging
 import pytest
 
 import hermes_hooks
-from hermes_hooks.context import EventBus, PluginContext
+from hermes_hooks.bus import EventBus
+from hermes_hooks.context import PluginContext
 
 pytest_plugins = ["hermes_hooks.testing"]
 
 
 def commit(ctx: PluginContext) -> None:
-    ctx._commit(source="python", path=None, version=None)
+    ctx.commit(source="python")
 
 
 @pytest.fixture

@@ -138,4 +138,5 @@ def test_which_events_exit_code_2_blocks_is_declared_in_the_specs():
         "pre_compress",
         "post_tool_call",
         "permission_request",
+        "pre_gateway_dispatch",
     }

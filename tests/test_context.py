@@ -7,7 +7,7 @@ import pytest
 import hermes_hooks
 from hermes_hooks import HostUnavailable
 from hermes_hooks.context import PluginContext
-from hermes_hooks.manager import Hooks
+from hermes_hooks.hooks import Hooks
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def hooks(tmp_path):
 
 
 def commit(ctx):
-    ctx._commit(source="python", path=None, version=None)
+    ctx.commit(source="python")
 
 
 def test_registries_are_filled_on_commit(hooks, tmp_path):

@@ -10,9 +10,19 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks import PromptDecision, ToolDecision, hookimpl
+from hermes_hooks.answers import ToolAnswers
 from hermes_hooks.catalogue import UnknownEvent, events
-from hermes_hooks.manager import Hooks
-from hermes_hooks.results import combine_tool_decisions, tool_decision
+from hermes_hooks.hooks import Hooks
+
+_TOOL = ToolAnswers()
+
+
+def tool_decision(raw, source):
+    return _TOOL.normalise(raw, source)
+
+
+def combine_tool_decisions(decisions):
+    return _TOOL.combine(decisions, {})
 
 
 @pytest.fixture

@@ -1,0 +1,184 @@
+"""The answer-type protocol, and the types whose answers are plain values: observers, context
+text, and transform pipelines."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..results import join_texts
+from .dialect import context_of, first, mapping, specific
+
+
+class AnswerType:
+    """Base of every answer type; see :mod:`hermes_hooks.answers`."""
+
+    #: The combining kind: observe, decide, context, transform or first.
+    kind: ClassVar[str] = "observe"
+    #: The typed result a hook may return as is (``None``: plain values).
+    result: ClassVar[type | None] = None
+    #: The argument an answer rewrites for the hooks after it, if any.
+    pipes: str | None = None
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        """One hook's answer as this event's typed answer, or ``None`` for no opinion.
+
+        ``default_block`` is the message a block without one gets (shell hooks); without it such
+        a block is no opinion, as in Hermes."""
+        return None
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        """The normalised answers of one firing, in call order, as the event's result."""
+        return answers[0] if answers else self.neutral(kwargs)
+
+    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
+        """The result when no hook answered."""
+        return None
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        """The event's form of "blocked because ``message``", or ``None`` if it cannot block."""
+        return None
+
+    def failed(self, message: str, source: str | None) -> Any:
+        """What a failing ``fail_closed`` hook contributes to the event."""
+        return self.blocked(message, source)
+
+    def piped(self, answer: Any) -> Any:
+        """The new value of :attr:`pipes` an answer carries, or ``None``."""
+        return None
+
+    def on_failure(self) -> str:
+        """What a hook that raises (or a shell hook that fails) does to this event."""
+        return (
+            "the hook is skipped and logged; the other hooks still run. ``fail_closed`` cannot "
+            "change this event's outcome (it has nothing to block)."
+        )
+
+    @property
+    def can_block(self) -> bool:
+        """Whether exit code 2 (and ``fail_closed``) means anything for this event."""
+        return self.blocked("", None) is not None
+
+    def describe(self) -> str:
+        """One line for ``hermes hooks events`` and the docs."""
+        return type(self).__name__
+
+
+class Observe(AnswerType):
+    """Observers: every hook runs, return values are ignored (``invoke`` hands them back as
+    they are)."""
+
+    kind = "observe"
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        return raw
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        return None
+
+
+class Raw(AnswerType):
+    """A host's own ``firstresult`` hookspec without an answer type: the first non-``None``
+    value wins, as pluggy would return it."""
+
+    kind = "first"
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        return raw
+
+
+class Context(AnswerType):
+    """Context text: every hook runs; non-empty texts are joined with a blank line.
+
+    ``feedback=True`` (``post_tool_call``): a block is feedback for the model, so exit code 2 and
+    a failing ``fail_closed`` hook add their message to it."""
+
+    kind = "context"
+
+    def __init__(self, *, feedback: bool = False) -> None:
+        self.feedback = feedback
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        return context_of(raw)
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        return join_texts(a for a in answers if isinstance(a, str))
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return (message or "blocked") if self.feedback else None
+
+    def on_failure(self) -> str:
+        if self.feedback:
+            return (
+                "the hook is skipped and logged; with ``fail_closed``, feedback naming the failed "
+                "hook is added for the model (the tool already ran)."
+            )
+        return super().on_failure()
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+class Transform(AnswerType):
+    """A pipeline over the argument ``value``: each hook gets the current value and may return a
+    replacement (``None`` leaves it unchanged).
+
+    Accepted: a replacement of the right type, ``{<value>: new}``, and for tool output Claude
+    Code ``hookSpecificOutput.updatedToolOutput`` / docker-agent ``updated_tool_response`` (sent
+    on as compact JSON text when structured). A failing ``fail_closed`` hook withholds the value:
+    it is replaced by a notice naming the hook, so what the hook was meant to clean never
+    passes on uncleaned.
+    """
+
+    kind = "transform"
+
+    def __init__(
+        self,
+        value: str,
+        *,
+        accepts: Callable[[Any], bool] = _is_str,
+        tool_output: bool = False,
+        withheld: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.pipes = value
+        self.accepts = accepts
+        self.tool_output = tool_output
+        self.withheld = withheld or (lambda notice: notice)
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        m = mapping(raw)
+        if m is None:
+            return raw if self.accepts(raw) else None
+        assert self.pipes is not None
+        value = m.get(self.pipes)
+        if value is None and self.tool_output:
+            value = first(
+                specific(m), "updatedToolOutput", "updatedMCPToolOutput", "updated_tool_response"
+            )
+            if isinstance(value, (Mapping, list)):
+                value = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
+        return value if value is not None and self.accepts(value) else None
+
+    def piped(self, answer: Any) -> Any:
+        return answer
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        return self.neutral(kwargs)
+
+    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
+        assert self.pipes is not None
+        return kwargs.get(self.pipes)
+
+    def failed(self, message: str, source: str | None) -> Any:
+        return self.withheld(f"[withheld by hermes-hooks: {message}]")
+
+    def on_failure(self) -> str:
+        return (
+            "the hook is skipped and the value passes on unchanged; with ``fail_closed`` the value "
+            "is withheld: replaced by a notice naming the failed hook."
+        )
+
+    def describe(self) -> str:
+        return f"Transform of `{self.pipes}`"

@@ -1,0 +1,70 @@
+"""Gateway answers (``gateway_event``): Hermes' command decisions for ``command:<name>``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..results import CommandDecision
+from .base import AnswerType
+from .dialect import mapping, retag, text
+
+_RANK = {"deny": 3, "handled": 2, "rewrite": 1, None: 0}
+_NEUTRAL = CommandDecision()
+
+
+class CommandAnswers(AnswerType):
+    """Accepted: ``{"decision": "deny"|"handled"|"rewrite", "message", "command_name",
+    "raw_args"}`` (``action`` for ``decision`` and ``block`` for ``deny`` too); a
+    :class:`~hermes_hooks.CommandDecision`. Combining: deny > handled > rewrite > nothing, the
+    first of the winning rank in call order."""
+
+    kind = "decide"
+    result = CommandDecision
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, CommandDecision):
+            return retag(raw, source)
+        m = mapping(raw)
+        if m is None:
+            return None
+        decision = str(m.get("decision") or m.get("action") or "").strip().lower()
+        message = text(m.get("message")) or text(m.get("reason"))
+        if decision in ("deny", "block"):
+            return CommandDecision("deny", message or default_block, source=source)
+        if decision == "handled":
+            return CommandDecision("handled", message, source=source)
+        if decision == "rewrite":
+            name = text(m.get("command_name"))
+            if name is None:
+                return None
+            raw_args = m.get("raw_args")
+            return CommandDecision(
+                "rewrite",
+                message,
+                command_name=name.lstrip("/"),
+                raw_args=str(raw_args).strip() if raw_args is not None else "",
+                source=source,
+            )
+        return None
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        winner = _NEUTRAL
+        for d in answers:
+            if _RANK.get(d.decision, 0) > _RANK.get(winner.decision, 0):
+                winner = d
+        return winner
+
+    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
+        return _NEUTRAL
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return CommandDecision("deny", message or "denied", source=source)
+
+    def describe(self) -> str:
+        return "CommandDecision (deny > handled > rewrite)"
+
+    def on_failure(self) -> str:
+        return (
+            "the hook is skipped (fail open); with ``fail_closed``, a deny naming the failed hook."
+        )

@@ -1,0 +1,58 @@
+"""Small readers shared by the answer types: the shapes every dialect uses for text and for
+Claude Code's ``hookSpecificOutput`` / docker-agent's ``hook_specific_output``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..results import join_texts
+
+
+def text(value: Any) -> str | None:
+    """A non-empty, stripped string, or ``None``."""
+    if isinstance(value, str):
+        value = value.strip()
+        return value or None
+    return None
+
+
+def mapping(value: Any) -> Mapping[str, Any] | None:
+    return value if isinstance(value, Mapping) else None
+
+
+def specific(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Claude Code ``hookSpecificOutput`` or docker-agent ``hook_specific_output``, else ``{}``."""
+    return mapping(raw.get("hookSpecificOutput")) or mapping(raw.get("hook_specific_output")) or {}
+
+
+def first(values: Mapping[str, Any], *keys: str) -> Any:
+    """The first of ``keys`` present with a non-``None`` value."""
+    for key in keys:
+        if key in values and values[key] is not None:
+            return values[key]
+    return None
+
+
+def context_of(raw: Any) -> str | None:
+    """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
+    ``additionalContext`` or a ``decision: block`` reason (PostToolUse feedback)."""
+    if isinstance(raw, str):
+        return text(raw)
+    m = mapping(raw)
+    if m is None:
+        return None
+    spec = specific(m)
+    texts = [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
+    if str(m.get("decision", "")).lower() == "block":
+        texts.append(text(m.get("reason")))
+    return join_texts(dict.fromkeys(t for t in texts if t))
+
+
+def retag(answer: Any, source: str | None) -> Any:
+    """A typed answer with ``source`` filled in when it had none."""
+    from dataclasses import replace
+
+    if answer.source or not source:
+        return answer
+    return replace(answer, source=source)

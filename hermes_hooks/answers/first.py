@@ -1,0 +1,146 @@
+"""Answers of the ``first`` events (pluggy ``firstresult``): the first valid answer wins."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..results import CompressAnswer, DispatchAnswer, PermissionAnswer, VerifyAnswer
+from .base import AnswerType
+from .dialect import context_of, mapping, retag, specific, text
+
+
+class PermissionAnswers(AnswerType):
+    """``permission_request``: ``{"action": "allow"|"deny", "scope", "message"}``, Claude Code
+    ``hookSpecificOutput.decision.behavior``; a :class:`~hermes_hooks.PermissionAnswer`. A
+    block (exit 2, ``fail_closed``) is a deny."""
+
+    kind = "first"
+    result = PermissionAnswer
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, PermissionAnswer):
+            return retag(raw, source)
+        m = mapping(raw)
+        if m is None:
+            return None
+        decision = mapping(specific(m).get("decision")) or {}
+        action = m.get("action") or decision.get("behavior") or m.get("behavior")
+        action = {"allow": "allow", "approve": "allow", "deny": "deny", "block": "deny"}.get(
+            action.strip().lower() if isinstance(action, str) else ""
+        )
+        if action is None:
+            return None
+        scope = m.get("scope") or decision.get("scope") or "once"
+        if scope not in ("once", "session", "always"):
+            scope = "once"
+        message = text(m.get("message")) or text(decision.get("message")) or text(m.get("reason"))
+        return PermissionAnswer(action=action, scope=scope, message=message, source=source)
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return PermissionAnswer(action="deny", message=message or None, source=source)
+
+    def describe(self) -> str:
+        return "PermissionAnswer (first valid answer)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped and the next one (or the human) answers; with ``fail_closed``, a deny naming the failed hook."
+
+
+class VerifyAnswers(AnswerType):
+    """``pre_verify``: ``{"action": "continue", "message"}`` or Claude Code's ``Stop``
+    ``{"decision": "block", "reason"}``; a continue without a message is no opinion. A block
+    (exit 2, ``fail_closed``) keeps the agent working with the message."""
+
+    kind = "first"
+    result = VerifyAnswer
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, VerifyAnswer):
+            return retag(raw, source)
+        m = mapping(raw)
+        if m is None:
+            return None
+        action = str(m.get("action") or m.get("decision") or "").strip().lower()
+        if action not in ("continue", "block"):
+            return None
+        message = text(m.get("message")) or text(m.get("reason"))
+        if message is None:
+            return None
+        return VerifyAnswer(action="continue", message=message, source=source)
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return VerifyAnswer(action="continue", message=message or "keep going", source=source)
+
+    def describe(self) -> str:
+        return "VerifyAnswer (first valid answer)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped and the agent may stop; with ``fail_closed``, the agent keeps working with a message naming the failed hook."
+
+
+class CompressAnswers(AnswerType):
+    """``pre_compress``: a veto (``{"action": "block"}`` / ``{"decision": "block"}``), a
+    ``summary``, or guidance (a string, ``context``, ``additionalContext``)."""
+
+    kind = "first"
+    result = CompressAnswer
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, CompressAnswer):
+            return retag(raw, source)
+        if isinstance(raw, str):
+            context = text(raw)
+            return CompressAnswer(context=context, source=source) if context else None
+        m = mapping(raw)
+        if m is None:
+            return None
+        if m.get("action") == "block" or str(m.get("decision", "")).lower() == "block":
+            message = text(m.get("message")) or text(m.get("reason")) or "compaction vetoed"
+            return CompressAnswer(action="block", message=message, source=source)
+        summary, context = text(m.get("summary")), context_of(m)
+        if summary is None and context is None:
+            return None
+        return CompressAnswer(summary=summary, context=context, source=source)
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return CompressAnswer(action="block", message=message or "compaction vetoed", source=source)
+
+    def describe(self) -> str:
+        return "CompressAnswer (first valid answer)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped; with ``fail_closed``, the compaction is vetoed with a message naming the failed hook."
+
+
+class DispatchAnswers(AnswerType):
+    """``pre_gateway_dispatch``: ``{"action": "skip", "reason"}``, ``{"action": "rewrite",
+    "text"}``, ``{"action": "allow"}``; a :class:`~hermes_hooks.DispatchAnswer`. A block (exit 2,
+    ``fail_closed``) skips the message."""
+
+    kind = "first"
+    result = DispatchAnswer
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, DispatchAnswer):
+            return retag(raw, source)
+        m = mapping(raw)
+        if m is None:
+            return None
+        action = m.get("action")
+        reason = text(m.get("reason")) or text(m.get("message"))
+        if action == "skip":
+            return DispatchAnswer(action="skip", reason=reason, source=source)
+        if action == "rewrite" and isinstance(m.get("text"), str):
+            return DispatchAnswer(action="rewrite", text=m["text"], reason=reason, source=source)
+        if action == "allow":
+            return DispatchAnswer(action="allow", source=source)
+        return None
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return DispatchAnswer(action="skip", reason=message or None, source=source)
+
+    def describe(self) -> str:
+        return "DispatchAnswer (first valid answer)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped and the message is dispatched; with ``fail_closed``, the message is skipped with a reason naming the failed hook."

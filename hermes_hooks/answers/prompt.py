@@ -1,0 +1,95 @@
+"""``user_prompt_submit`` answers: a block, a rewritten prompt, and context."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..results import PromptDecision, join_texts
+from .base import AnswerType
+from .dialect import first, mapping, retag, specific, text
+
+_NEUTRAL = PromptDecision()
+
+
+class PromptAnswers(AnswerType):
+    """Accepted: a string (context), ``{"action": "block", "message"}``, Claude Code's
+    ``{"decision": "block", "reason"}`` and ``{"continue": false, "stopReason"}``, a rewritten
+    prompt as ``text``/``user_message``/``prompt`` or ``hookSpecificOutput.updatedPrompt``,
+    ``context`` / ``additionalContext``; a :class:`~hermes_hooks.PromptDecision`.
+
+    Each hook sees the prompt as the hooks before it rewrote it. Combining: a block wins (the
+    first block's message and source); the last rewrite is the text; contexts are joined; the
+    source is the blocking hook, else the first hook that rewrote the prompt."""
+
+    kind = "decide"
+    result = PromptDecision
+    pipes = "user_message"
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, PromptDecision):
+            return retag(raw, source)
+        if isinstance(raw, str):
+            context = text(raw)
+            return PromptDecision(context=context, source=source) if context else None
+        m = mapping(raw)
+        if m is None:
+            return None
+        action = message = None
+        if m.get("action") == "block":
+            action, message = "block", text(m.get("message")) or text(m.get("reason"))
+        elif str(m.get("decision", "")).lower() == "block":
+            action, message = "block", text(m.get("reason")) or text(m.get("message"))
+        elif m.get("continue") is False:
+            action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
+        if action == "block" and message is None:
+            if default_block is None:
+                action = None
+            else:
+                message = default_block
+        spec = specific(m)
+        rewritten = first(m, "text", "user_message", "prompt")
+        if not isinstance(rewritten, str):
+            rewritten = first(spec, "updatedPrompt", "updated_prompt")
+        rewritten = rewritten if isinstance(rewritten, str) else None
+        context = join_texts(
+            [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
+        )
+        if action is None and rewritten is None and context is None:
+            return None
+        return PromptDecision(
+            action=action,  # type: ignore[arg-type]  # "block" or None
+            message=message,
+            text=rewritten,
+            context=context,
+            source=source,
+        )
+
+    def piped(self, answer: Any) -> Any:
+        return answer.text
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        if not answers:
+            return _NEUTRAL
+        block = next((d for d in answers if d.action == "block"), None)
+        rewrites = [d for d in answers if d.text is not None]
+        decider = block or (rewrites[0] if rewrites else None)
+        return PromptDecision(
+            action="block" if block else None,
+            message=block.message if block else None,
+            text=rewrites[-1].text if rewrites else None,
+            context=join_texts(d.context for d in answers),
+            source=decider.source if decider else None,
+        )
+
+    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
+        return _NEUTRAL
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return PromptDecision(action="block", message=message or "blocked", source=source)
+
+    def describe(self) -> str:
+        return "PromptDecision (block wins; rewrites pipe; contexts join)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped (fail open); with ``fail_closed``, the prompt is blocked with a message naming the failed hook."

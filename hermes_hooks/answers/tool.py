@@ -1,0 +1,129 @@
+"""``pre_tool_call`` answers: every dialect as a :class:`~hermes_hooks.ToolDecision`, combined
+block > approve > allow > no opinion."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..results import ToolDecision, join_texts
+from .base import AnswerType
+from .dialect import context_of, first, mapping, retag, specific, text
+
+_RANK = {"block": 3, "approve": 2, "allow": 1, None: 0}
+_HERMES_ACTIONS = ("block", "approve", "allow", "modify")
+_PERMISSION = {"deny": "block", "block": "block", "ask": "approve", "allow": "allow"}
+_NEUTRAL = ToolDecision()
+
+
+class ToolAnswers(AnswerType):
+    """Accepted: Hermes ``{"action": "block"|"approve"|"allow"|"modify", "message", "args",
+    "rule_key"}``; Claude Code ``{"decision": "block"|"approve", "reason"}`` (legacy ``approve``
+    means allow), ``hookSpecificOutput.permissionDecision`` (``deny``/``ask``/``allow``) with
+    ``permissionDecisionReason`` and ``updatedInput``, ``{"continue": false, "stopReason"}``;
+    docker-agent ``hook_specific_output``; a :class:`~hermes_hooks.ToolDecision`.
+
+    Combining: block > approve > allow > no opinion whatever the order; within a rank the first
+    in call order supplies message, rule_key and source; rewritten args shallow-merge in call
+    order and a block discards them; contexts are joined."""
+
+    kind = "decide"
+    result = ToolDecision
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        if isinstance(raw, ToolDecision):
+            return retag(raw, source)
+        m = mapping(raw)
+        if m is None:
+            return None
+        spec = specific(m)
+        action: str | None = None
+        message: str | None = None
+        args: Any = None
+        rule_key = None
+
+        hermes_action = m.get("action")
+        if isinstance(hermes_action, str) and hermes_action in _HERMES_ACTIONS:
+            message = text(m.get("message"))
+            if hermes_action == "modify":
+                args = m.get("args")
+            else:
+                action = hermes_action
+                args = m.get("args")
+            if action == "approve":
+                rule_key = text(m.get("rule_key"))
+
+        decision = first(spec, "permissionDecision", "permission_decision")
+        if isinstance(decision, str) and action is None:
+            mapped = _PERMISSION.get(decision.strip().lower())
+            if mapped:
+                action = mapped
+                message = text(
+                    first(spec, "permissionDecisionReason", "permission_decision_reason")
+                )
+        updated = first(spec, "updatedInput", "updated_input")
+        if updated is not None and args is None:
+            args = updated
+
+        legacy = m.get("decision")
+        if isinstance(legacy, str) and action is None:
+            legacy = legacy.strip().lower()
+            if legacy == "block":
+                action, message = "block", text(m.get("reason"))
+            elif legacy == "approve":  # Claude Code's legacy "approve" skips the prompt
+                action, message = "allow", text(m.get("reason"))
+
+        if m.get("continue") is False and action is None:
+            action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
+
+        if action == "block" and message is None:
+            if default_block is None:
+                action = None
+            else:
+                message = default_block
+        if not isinstance(args, Mapping):
+            args = None
+        context = context_of({k: v for k, v in m.items() if k != "decision"})
+        if action is None and args is None and context is None:
+            return None
+        return ToolDecision(
+            action=action,  # type: ignore[arg-type]  # checked against _HERMES_ACTIONS/_PERMISSION
+            message=message,
+            args=dict(args) if args is not None else None,
+            rule_key=rule_key,
+            context=context,
+            source=source,
+        )
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        if not answers:
+            return _NEUTRAL
+        winner: ToolDecision | None = None
+        merged: dict[str, Any] | None = None
+        for d in answers:
+            if winner is None or _RANK[d.action] > _RANK[winner.action]:
+                winner = d
+            if d.args is not None:
+                merged = {**(merged or {}), **d.args}
+        assert winner is not None
+        action = winner.action
+        return ToolDecision(
+            action=action,
+            message=winner.message if action else None,
+            args=None if action == "block" else merged,
+            rule_key=winner.rule_key if action == "approve" else None,
+            context=join_texts(d.context for d in answers),
+            source=winner.source if action else None,
+        )
+
+    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
+        return _NEUTRAL
+
+    def blocked(self, message: str, source: str | None) -> Any:
+        return ToolDecision(action="block", message=message or "blocked", source=source)
+
+    def describe(self) -> str:
+        return "ToolDecision (block > approve > allow)"
+
+    def on_failure(self) -> str:
+        return "the hook is skipped (fail open); with ``fail_closed``, the call is blocked with a message naming the failed hook."

@@ -1,0 +1,146 @@
+"""What a hookspec declares about its event besides its arguments: the answer type, and how
+other agents name and describe the event (Claude Code, docker-agent).
+
+Hookspec modules build these with :func:`hermes_hooks.markers.event`; the catalogue reads them,
+and every other module (dispatcher, wire protocol, shell adapter, CLI, docs) asks the catalogue.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .answers import AnswerType
+
+#: A Claude Code payload field: computed from the host's keyword arguments.
+Field = Callable[[Mapping[str, Any]], Any]
+
+#: What a field returns to be left out of the payload.
+OMIT: Any = object()
+
+
+def optional(name: str) -> Field:
+    """The host argument ``name``; the field is left out when it is missing or ``None``."""
+
+    def read(kwargs: Mapping[str, Any]) -> Any:
+        value = kwargs.get(name)
+        return OMIT if value is None else value
+
+    read.__doc__ = f"argument {name!r}, left out when unset"
+    return read
+
+
+def arg(name: str, default: Any = "") -> Field:
+    """The host argument ``name``, or ``default`` when it is missing or ``None``."""
+
+    def read(kwargs: Mapping[str, Any]) -> Any:
+        value = kwargs.get(name)
+        return default if value is None else value
+
+    read.__doc__ = f"argument {name!r} (default {default!r})"
+    return read
+
+
+def flag(name: str) -> Field:
+    """The host argument ``name`` as a bool (``False`` when missing)."""
+
+    def read(kwargs: Mapping[str, Any]) -> Any:
+        return bool(kwargs.get(name, False))
+
+    read.__doc__ = f"bool(argument {name!r})"
+    return read
+
+
+def const(value: Any) -> Field:
+    """Always ``value``."""
+
+    def read(kwargs: Mapping[str, Any]) -> Any:
+        return value
+
+    read.__doc__ = f"always {value!r}"
+    return read
+
+
+def either(*names: str, default: Any = "") -> Field:
+    """The first of the host arguments ``names`` that is set, else ``default``."""
+
+    def read(kwargs: Mapping[str, Any]) -> Any:
+        for name in names:
+            value = kwargs.get(name)
+            if value is not None and value != "":
+                return value
+        return default
+
+    read.__doc__ = f"first set of {', '.join(names)} (default {default!r})"
+    return read
+
+
+def tool_response(kwargs: Mapping[str, Any]) -> Any:
+    """The host's ``result`` string as Claude Code's ``tool_response``: the JSON object it holds,
+    else ``{"output": result}``."""
+    result = kwargs.get("result")
+    if isinstance(result, Mapping):
+        return result
+    if isinstance(result, str):
+        try:
+            parsed = json.loads(result)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return parsed
+    return {"output": result}
+
+
+@dataclass(frozen=True)
+class ClaudeEvent:
+    """One Claude Code event that one of our events stands for.
+
+    ``fields`` are the event-specific payload fields (besides ``session_id``,
+    ``transcript_path``, ``cwd``, ``permission_mode`` and ``hook_event_name``, which every event
+    carries, and ``tool_name``/``tool_input`` when ``tool`` is set). ``when`` selects this name
+    from the host's arguments (``PostToolUseFailure`` only when the tool failed): a hook
+    configured under this name fires only then. ``matcher`` is the host argument a Claude Code
+    matcher tests (``None``: matchers are ignored). ``env_file``: Claude Code gives these hooks a
+    ``CLAUDE_ENV_FILE`` to export variables into the session.
+    """
+
+    name: str
+    fields: Mapping[str, Field] = field(default_factory=dict)
+    when: Callable[[Mapping[str, Any]], bool] | None = None
+    matcher: str | None = None
+    tool: bool = False
+    env_file: bool = False
+
+    def applies(self, kwargs: Mapping[str, Any]) -> bool:
+        """Whether the host's arguments are an occurrence of this Claude Code event."""
+        return self.when is None or bool(self.when(kwargs))
+
+
+@dataclass(frozen=True)
+class EventMeta:
+    """Everything a hookspec declares about its event (read by :mod:`hermes_hooks.catalogue`).
+
+    ``hermes_returns_ignored``: Hermes ignores the return values of ``register_hook`` callbacks
+    on this event, so we do too for Hermes-style plugins. ``plain_text_context``: a shell hook's
+    plain (non-JSON) stdout is context for the model, as in Claude Code. ``subtypes``: the event
+    types one event carries (``gateway_event``'s ``agent:start``, ...) with their context keys.
+    """
+
+    answer: AnswerType
+    aliases: tuple[str, ...] = ()
+    claude: tuple[ClaudeEvent, ...] = ()
+    docker: tuple[str, ...] = ()
+    example: Mapping[str, Any] = field(default_factory=dict)
+    hermes_returns_ignored: bool = False
+    plain_text_context: bool = False
+    subtypes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.answer.kind
+
+    def all_aliases(self) -> tuple[str, ...]:
+        names = [c.name for c in self.claude] + list(self.docker) + list(self.aliases)
+        return tuple(dict.fromkeys(names))

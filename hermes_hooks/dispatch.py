@@ -1,0 +1,259 @@
+"""Dispatch: one driver that fires an event's planned hooks and combines their answers with the
+event's answer type.
+
+Every hook is called in its own isolation: its call, awaiting it, and reading its answer happen
+inside one ``try``, so an exception, a malformed answer or a bad typed answer costs only that
+hook its answer (or, when it is ``fail_closed``, becomes the event's failed-closed form). Two
+step shapes, chosen from the answer type: independent hooks (every hook runs on the same
+arguments, awaitables resolved together) and a pipeline (each hook sees what the previous piped;
+a ``firstresult`` event stops at the first answer).
+
+The async API runs this same driver in a worker thread, with async hooks scheduled on the
+caller's event loop: a sync hook or a shell hook never blocks the loop, and there is no second,
+async copy of the loop to keep in step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import threading
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from typing import Any
+
+import pluggy
+
+from .catalogue import EventInfo
+from .manager import HookManager, Impl
+
+log = logging.getLogger("hermes_hooks")
+
+#: Turns an awaitable into its value (raising what it raised).
+Resolve = Callable[[Any], Any]
+
+
+def _is_awaitable(value: Any) -> bool:
+    if value is None or value.__class__ in (str, dict, list, tuple, int, bool, float):
+        return False
+    return inspect.isawaitable(value)
+
+
+async def _await(value: Any) -> Any:
+    return await value
+
+
+async def _gather(values: Sequence[Any]) -> list[Any]:
+    return list(await asyncio.gather(*values, return_exceptions=True))
+
+
+def run_sync(awaitable: Any) -> Any:
+    """Run an awaitable to completion from synchronous code, whatever loop is (not) running."""
+    coro = awaitable if inspect.iscoroutine(awaitable) else _await(awaitable)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    # Called from inside a running loop (a sync API used by async code): the loop cannot be
+    # re-entered, so the coroutine gets its own loop in a helper thread.
+    box: dict[str, Any] = {}
+
+    def runner() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=runner, name="hermes-hooks-async", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def on_loop(loop: asyncio.AbstractEventLoop) -> Resolve:
+    """A resolver that awaits on ``loop`` (the host's) from a worker thread."""
+
+    def resolve(awaitable: Any) -> Any:
+        coro: Coroutine[Any, Any, Any] = _await(awaitable)
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()
+
+    return resolve
+
+
+def _invoke(impl: Impl, kwargs: Mapping[str, Any]) -> Any:
+    if impl.all_kwargs:
+        return impl.fn(**kwargs)
+    if impl.kwargnames:
+        extra = {k: kwargs[k] for k in impl.kwargnames if k in kwargs}
+        return impl.fn(*map(kwargs.get, impl.argnames), **extra)
+    return impl.fn(*map(kwargs.get, impl.argnames))
+
+
+class Dispatcher:
+    """Fires events of one :class:`~hermes_hooks.manager.HookManager`."""
+
+    def __init__(self, manager: HookManager) -> None:
+        self.manager = manager
+
+    # -------------------------------------------------------------- one hook's answer
+
+    def _failed(self, info: EventInfo, impl: Impl, exc: BaseException) -> Any:
+        self.manager.failures[(impl.name, info.name)] += 1
+        log.warning(
+            "hook %r failed on %s: %s: %s (skipped%s)",
+            impl.name,
+            info.name,
+            type(exc).__name__,
+            exc,
+            "; fail_closed" if impl.fail_closed else "",
+        )
+        if not impl.fail_closed:
+            return None
+        message = (
+            f"hook {impl.name!r} failed on {info.name} ({type(exc).__name__}: {exc}) "
+            "and is fail_closed"
+        )
+        return info.answer.failed(message, impl.name)
+
+    def _read(self, info: EventInfo, impl: Impl, value: Any) -> Any:
+        if impl.hermes and info.meta.hermes_returns_ignored:
+            return None
+        return info.answer.normalise(value, impl.name)
+
+    def _one(self, info: EventInfo, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+        try:
+            value = _invoke(impl, kwargs)
+            if impl.is_async or _is_awaitable(value):
+                value = resolve(value)
+            return None if value is None else self._read(info, impl, value)
+        except (Exception, SystemExit) as exc:
+            return self._failed(info, impl, exc)
+
+    # -------------------------------------------------------------- the two step shapes
+
+    def _independent(
+        self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any], resolve: Resolve
+    ) -> list[Any]:
+        # The hot path, kept flat (docs/performance.md): one call per hook, no per-hook frames.
+        slots: list[Any] = []
+        pending: list[tuple[int, Impl, Any]] = []
+        get = kwargs.get
+        for impl in plan:
+            try:
+                if impl.simple:
+                    value = impl.fn(*map(get, impl.argnames))
+                else:
+                    value = _invoke(impl, kwargs)
+                if value is None:
+                    continue
+                if impl.is_async or _is_awaitable(value):
+                    pending.append((len(slots), impl, value))
+                    slots.append(None)
+                    continue
+                slots.append(self._read(info, impl, value))
+            except (Exception, SystemExit) as exc:
+                slots.append(self._failed(info, impl, exc))
+        if pending:
+            self._settle(info, pending, slots, resolve)
+        return [a for a in slots if a is not None]
+
+    def _settle(
+        self,
+        info: EventInfo,
+        pending: list[tuple[int, Impl, Any]],
+        slots: list[Any],
+        resolve: Resolve,
+    ) -> None:
+        """Await the pending answers together (gateway handlers run concurrently)."""
+        outcomes = resolve(_gather([value for _, _, value in pending]))
+        for (index, impl, _), outcome in zip(pending, outcomes, strict=True):
+            if isinstance(outcome, BaseException) and not isinstance(
+                outcome, (Exception, SystemExit)
+            ):
+                raise outcome  # KeyboardInterrupt and the host's cancellation go up
+            try:
+                if isinstance(outcome, BaseException):
+                    raise outcome
+                slots[index] = None if outcome is None else self._read(info, impl, outcome)
+            except (Exception, SystemExit) as exc:
+                slots[index] = self._failed(info, impl, exc)
+
+    def _pipeline(
+        self, info: EventInfo, plan: Sequence[Impl], kwargs: dict[str, Any], resolve: Resolve
+    ) -> list[Any]:
+        answer_type = info.answer
+        pipes, stop = answer_type.pipes, info.kind == "first"
+        answers: list[Any] = []
+        for impl in plan:
+            answer = self._one(info, impl, kwargs, resolve)
+            if answer is None:
+                continue
+            answers.append(answer)
+            if stop:
+                break
+            if pipes is not None:
+                value = answer_type.piped(answer)
+                if value is not None:
+                    kwargs[pipes] = value
+        return answers
+
+    # -------------------------------------------------------------- the driver
+
+    def run(
+        self,
+        info: EventInfo,
+        plan: Sequence[Impl],
+        kwargs: Mapping[str, Any],
+        resolve: Resolve = run_sync,
+    ) -> Any:
+        """Fire ``plan`` for ``info``'s event and return the combined result."""
+        monitors = self.manager.monitors
+        if monitors:
+            return self._monitored(monitors, info, plan, kwargs, resolve)
+        return self._drive(info, plan, kwargs, resolve)
+
+    def answers(
+        self,
+        info: EventInfo,
+        plan: Sequence[Impl],
+        kwargs: Mapping[str, Any],
+        resolve: Resolve = run_sync,
+    ) -> tuple[list[Any], dict[str, Any]]:
+        """Every hook's normalised answer, in call order, and the arguments after piping."""
+        answer_type = info.answer
+        if answer_type.pipes is None and info.kind != "first":
+            return self._independent(info, plan, kwargs, resolve), dict(kwargs)
+        piped = dict(kwargs)
+        if answer_type.pipes is not None:
+            piped.setdefault(answer_type.pipes, None)
+        return self._pipeline(info, plan, piped, resolve), piped
+
+    def _drive(
+        self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any], resolve: Resolve
+    ) -> Any:
+        answers, piped = self.answers(info, plan, kwargs, resolve)
+        return info.answer.combine(answers, piped)
+
+    def _monitored(
+        self,
+        monitors: list[Any],
+        info: EventInfo,
+        plan: Sequence[Impl],
+        kwargs: Mapping[str, Any],
+        resolve: Resolve,
+    ) -> Any:
+        impls = [impl.impl for impl in plan]
+        for before, _ in monitors:
+            before(info.name, impls, kwargs)
+        outcome = pluggy.Result.from_call(lambda: self._drive(info, plan, kwargs, resolve))
+        for _, after in monitors:
+            after(outcome, info.name, impls, kwargs)
+        return outcome.get_result()
+
+    async def arun(self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any]) -> Any:
+        """:meth:`run` off the event loop: hooks run in a worker thread, async hooks on the
+        caller's loop, so nothing a hook does blocks the loop."""
+        loop = asyncio.get_running_loop()
+        return await asyncio.to_thread(self.run, info, plan, kwargs, on_loop(loop))

@@ -1,0 +1,322 @@
+"""The host API: :class:`Hooks`, what :func:`hermes_hooks.load` returns.
+
+A thin facade over the plugin manager (registration and plan, :mod:`hermes_hooks.manager`) and
+the dispatcher (:mod:`hermes_hooks.dispatch`): it resolves event names, hands the plan to the
+dispatcher, and offers the typed helpers hosts call at each hook site.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .bus import EventBus
+from .dispatch import Dispatcher, run_sync
+from .manager import HookManager, PluginRecord
+from .registries import PluginRegistries
+from .results import (
+    CommandDecision,
+    CompressAnswer,
+    DispatchAnswer,
+    PermissionAnswer,
+    PromptDecision,
+    ToolDecision,
+    VerifyAnswer,
+)
+
+
+class Hooks:
+    """The loaded hook system of one agent runtime.
+
+    Build one with :func:`hermes_hooks.load`; a bare ``Hooks()`` has the event catalogue and no
+    plugins (handy in tests, see :mod:`hermes_hooks.testing`).
+    """
+
+    def __init__(
+        self,
+        *,
+        home: Path | None = None,
+        config: Mapping[str, Any] | None = None,
+        config_path: Path | None = None,
+        accept_hooks: bool = False,
+        host: Any = None,
+    ) -> None:
+        self.home = Path(home) if home is not None else Path.home() / ".hermes"
+        self.config: dict[str, Any] = dict(config or {})
+        self.config_path = config_path
+        self.accept_hooks = accept_hooks
+        self.safe_mode = False
+        self.host = host
+        self.config_errors: list[str] = []
+        raw = self.config.get("fail_closed_events") or []
+        self.manager = HookManager(fail_closed_events=raw if isinstance(raw, list) else [])
+        self._dispatch = Dispatcher(self.manager)
+        self.registries = PluginRegistries()
+        self.bus = EventBus()
+        self.manager.on_unregister += [self.registries.drop, self.bus.drop]
+
+    # ------------------------------------------------------------------ registries, records
+
+    @property
+    def tools(self) -> Any:
+        """Tools plugins offer the model: name -> entry (``handler``, ``plugin``, ...)."""
+        return self.registries.tools
+
+    @property
+    def commands(self) -> Any:
+        """In-session slash commands plugins registered."""
+        return self.registries.commands
+
+    @property
+    def cli_commands(self) -> Any:
+        """Terminal subcommands plugins registered."""
+        return self.registries.cli_commands
+
+    @property
+    def skills(self) -> Any:
+        """Skills plugins registered (``"<plugin>:<name>"``)."""
+        return self.registries.skills
+
+    @property
+    def middleware(self) -> Any:
+        """Middleware by kind (tuples of entries, in registration order)."""
+        return self.registries.middleware
+
+    @property
+    def extensions(self) -> Any:
+        """Registrations of newer hosts' kinds (``register_<kind>``) kept for the host."""
+        return self.registries.extensions
+
+    @property
+    def records(self) -> dict[str, PluginRecord]:
+        """Every plugin the manager knows of, loaded or not, by name."""
+        return self.manager.records
+
+    @property
+    def failures(self) -> Any:
+        """How often each (plugin, event) failed."""
+        return self.manager.failures
+
+    @property
+    def fail_closed_events(self) -> frozenset[str]:
+        """Events the config says fail closed (``fail_closed_events``), by our names."""
+        return self.manager.fail_closed_events
+
+    @property
+    def events(self) -> Mapping[str, Any]:
+        """This runtime's event catalogue (built-in events and any a host added)."""
+        return self.manager.events
+
+    def register(self, plugin: Any, name: str | None = None, **meta: Any) -> str:
+        """Register a plugin object or module with ``@hookimpl`` functions; return its name.
+        Keyword metadata (``source``, ``fail_closed``, ``path``, ...) is kept in its record."""
+        registered = self.manager.register(plugin, name, **meta)
+        if registered is None:
+            raise ValueError(f"plugin name {name!r} is blocked")
+        return registered
+
+    def add_source(self, source: Any, name: str, **meta: Any) -> str:
+        """Register a built-in hook source (:class:`~hermes_hooks.sources.HookSource`)."""
+        return self.register(source, name, source="builtin", hook_source=source, **meta)
+
+    def unregister(self, name: str) -> None:
+        """Remove a plugin (by name), the plugins that belong to it, and its hooks."""
+        self.manager.unregister(name=name)
+
+    def record(self, rec: PluginRecord) -> None:
+        """Keep a record of a plugin that is not registered (disabled, failed, shadowed, ...)."""
+        self.manager.record(rec)
+
+    def add_hookspecs(self, module: Any) -> None:
+        """Add a host's own events (a module or class of pluggy hookspecs)."""
+        self.manager.add_hookspecs(module)
+
+    # ------------------------------------------------------------------ firing
+
+    def has_hook(self, event: str) -> bool:
+        """True when at least one hook implements ``event`` (our name or an alias): a host may
+        skip building the keyword arguments."""
+        if self.manager.has_hook(event):
+            return True
+        info = self.manager.find_event(event)
+        return info is not None and self.manager.has_hook(info.name)
+
+    def call(self, event: str, /, **kwargs: Any) -> Any:
+        """Fire ``event`` and return the combined result for its kind.
+
+        decide: a typed decision; context: joined text or ``None``; transform: the final value;
+        first: the first valid typed answer or ``None``; observe: ``None``.
+        """
+        info = self.manager.event(event)
+        plan = self.manager.plan(info.name)
+        if not plan:
+            return info.answer.neutral(kwargs)
+        return self._dispatch.run(info, plan, kwargs)
+
+    async def acall(self, event: str, /, **kwargs: Any) -> Any:
+        """:meth:`call` for async hosts. Hooks run off the event loop (async hooks on it), so no
+        hook, sync or shell, blocks the loop."""
+        info = self.manager.event(event)
+        plan = self.manager.plan(info.name)
+        if not plan:
+            return info.answer.neutral(kwargs)
+        return await self._dispatch.arun(info, plan, kwargs)
+
+    def invoke(self, event: str, /, **kwargs: Any) -> list[Any]:
+        """Every non-``None`` normalised result, in call order (Hermes' ``invoke_hook``).
+
+        Works for any event name, including unknown ones that Hermes-style plugins registered
+        (their raw values come back)."""
+        info = self.manager.find_event(event)
+        name = info.name if info is not None else event
+        plan = self.manager.plan(name)
+        if not plan:
+            return []
+        if info is None:
+            from .catalogue import info_of
+
+            info = info_of(name, lambda: None, "unknown")
+        answers, _ = self._dispatch.answers(info, plan, kwargs)
+        return answers
+
+    async def emit(
+        self, event_type: str, context: Mapping[str, Any] | None = None
+    ) -> CommandDecision:
+        """Fire a gateway event (``"agent:start"``, ``"command:reset"``, ...) to every
+        ``gateway_event`` hook; awaitable answers run concurrently. Returns the combined
+        :class:`CommandDecision` (``decision=None`` when nobody acted)."""
+        result: CommandDecision = await self.acall(
+            "gateway_event", event_type=event_type, context=dict(context or {})
+        )
+        return result
+
+    def emit_sync(
+        self, event_type: str, context: Mapping[str, Any] | None = None
+    ) -> CommandDecision:
+        """:meth:`emit` for hosts without an event loop."""
+        result: CommandDecision = self.call(
+            "gateway_event", event_type=event_type, context=dict(context or {})
+        )
+        return result
+
+    # ------------------------------------------------------------------ typed helpers
+
+    def pre_tool_call(self, **kwargs: Any) -> ToolDecision:
+        """Fire ``pre_tool_call``; see the event's docs. Returns a :class:`ToolDecision`."""
+        result: ToolDecision = self.call("pre_tool_call", **kwargs)
+        return result
+
+    def post_tool_call(self, **kwargs: Any) -> str | None:
+        """Fire ``post_tool_call``; returns feedback text for the model, or ``None``."""
+        result: str | None = self.call("post_tool_call", **kwargs)
+        return result
+
+    def transform_tool_result(self, **kwargs: Any) -> str:
+        """Fire ``transform_tool_result``; returns the (possibly rewritten) result."""
+        result: str = self.call("transform_tool_result", **kwargs)
+        return result
+
+    def transform_terminal_output(self, **kwargs: Any) -> str:
+        """Fire ``transform_terminal_output``; returns the (possibly rewritten) output."""
+        result: str = self.call("transform_terminal_output", **kwargs)
+        return result
+
+    def pre_llm_call(self, **kwargs: Any) -> str | None:
+        """Fire ``pre_llm_call``; returns the joined context text, or ``None``."""
+        result: str | None = self.call("pre_llm_call", **kwargs)
+        return result
+
+    def post_llm_call(self, **kwargs: Any) -> None:
+        """Fire ``post_llm_call`` (observers)."""
+        self.call("post_llm_call", **kwargs)
+
+    def transform_llm_output(self, **kwargs: Any) -> str:
+        """Fire ``transform_llm_output``; returns the (possibly rewritten) response text."""
+        result: str = self.call("transform_llm_output", **kwargs)
+        return result
+
+    def user_prompt_submit(self, **kwargs: Any) -> PromptDecision:
+        """Fire ``user_prompt_submit``; returns a :class:`PromptDecision`."""
+        result: PromptDecision = self.call("user_prompt_submit", **kwargs)
+        return result
+
+    def transform_messages(self, **kwargs: Any) -> list[Any]:
+        """Fire ``transform_messages``; returns the (possibly rewritten) message list."""
+        result: list[Any] = self.call("transform_messages", **kwargs)
+        return result
+
+    def pre_verify(self, **kwargs: Any) -> VerifyAnswer | None:
+        """Fire ``pre_verify``; a :class:`VerifyAnswer` keeps the agent working."""
+        result: VerifyAnswer | None = self.call("pre_verify", **kwargs)
+        return result
+
+    def on_session_start(self, **kwargs: Any) -> str | None:
+        """Fire ``on_session_start``; returns context text to inject once, or ``None``."""
+        result: str | None = self.call("on_session_start", **kwargs)
+        return result
+
+    def on_session_end(self, **kwargs: Any) -> None:
+        """Fire ``on_session_end`` (observers)."""
+        self.call("on_session_end", **kwargs)
+
+    def pre_compress(self, **kwargs: Any) -> CompressAnswer | None:
+        """Fire ``pre_compress``; returns a :class:`CompressAnswer` or ``None``."""
+        result: CompressAnswer | None = self.call("pre_compress", **kwargs)
+        return result
+
+    def permission_request(self, **kwargs: Any) -> PermissionAnswer | None:
+        """Fire ``permission_request``; returns a :class:`PermissionAnswer` or ``None``."""
+        result: PermissionAnswer | None = self.call("permission_request", **kwargs)
+        return result
+
+    def pre_gateway_dispatch(self, **kwargs: Any) -> DispatchAnswer | None:
+        """Fire ``pre_gateway_dispatch``; returns a :class:`DispatchAnswer` or ``None``."""
+        result: DispatchAnswer | None = self.call("pre_gateway_dispatch", **kwargs)
+        return result
+
+    def notification(self, **kwargs: Any) -> None:
+        """Fire ``notification`` (observers)."""
+        self.call("notification", **kwargs)
+
+    # ------------------------------------------------------------------ host interface
+
+    def set_host(self, host: Any) -> None:
+        """Give plugins the host's capabilities (``inject_message``, ``dispatch_tool``, ``llm``,
+        ``run_background_task``); see :class:`hermes_hooks.context.Host`."""
+        self.host = host
+
+    def sources(self) -> list[Any]:
+        """The registered built-in hook sources."""
+        return [r.hook_source for r in self.records.values() if r.hook_source is not None]
+
+    def session_env(self, session_id: str) -> dict[str, str]:
+        """Variables ``SessionStart`` shell hooks exported to their ``CLAUDE_ENV_FILE``."""
+        env: dict[str, str] = {}
+        for source in self.sources():
+            env.update(source.session_env(session_id))
+        return env
+
+    def close(self) -> None:
+        """Release what hook sources hold (processes, threads)."""
+        for source in self.sources():
+            source.close()
+
+    # ------------------------------------------------------------------ listing
+
+    def rows(
+        self, *, include_builtin: bool = True, event: str | None = None
+    ) -> list[dict[str, Any]]:
+        """What ``hermes hooks list`` prints: one dict per hook, events in catalogue order,
+        hooks in call order (every source's hooks where they run); then plugins that
+        registered no hook (failed, disabled, shadowed, or only tools and commands)."""
+        from .listing import rows
+
+        return rows(self, include_builtin=include_builtin, event=event)
+
+    def registered_by(self, name: str) -> dict[str, list[str]]:
+        """What plugin ``name`` put in the registries (tools, commands, skills, ...)."""
+        return self.registries.registered_by(name)
+
+
+__all__ = ["Hooks", "run_sync"]

@@ -1,0 +1,40 @@
+"""Importing plugin code from files and directories (plugin directories, gateway handlers)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import types
+from pathlib import Path
+
+
+def ensure_package(name: str, path: list[str] | None = None) -> types.ModuleType:
+    """A (namespace-like) package module called ``name`` in ``sys.modules``, created if needed."""
+    package = sys.modules.get(name)
+    if package is None:
+        package = types.ModuleType(name)
+        package.__path__ = list(path or [])
+        sys.modules[name] = package
+    return package
+
+
+def import_file(
+    module_name: str, file: Path, *, package_path: Path | None = None
+) -> types.ModuleType:
+    """Import ``file`` as ``module_name`` (a package rooted at ``package_path`` when given, so
+    relative imports inside it work). A module that fails to import is not left behind."""
+    spec = importlib.util.spec_from_file_location(
+        module_name,
+        file,
+        submodule_search_locations=[str(package_path)] if package_path is not None else None,
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module

@@ -1,0 +1,50 @@
+"""The interface built-in hook sources implement (shell hooks, gateway hooks, BOOT.md, ...).
+
+A hook source is a pluggy plugin object (its ``@hookimpl`` methods are what dispatch calls) that
+manages hooks of its own. It tells the manager, the listing and the CLI about them through these
+methods, never through attributes found by name. Register one with
+:meth:`hermes_hooks.Hooks.add_source`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+
+@runtime_checkable
+class HookSource(Protocol):
+    """What a built-in hook source offers besides its ``@hookimpl`` methods."""
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per hook it manages, each with at least ``event`` (our name), ``name``,
+        ``source`` and ``status``, in the order they run within the source's turn."""
+        ...
+
+    def fail_closed_on(self, event: str) -> bool:
+        """Whether a failure of the source itself on ``event`` must fail closed (one of its
+        hooks of that event is ``fail_closed``)."""
+        ...
+
+    def session_env(self, session_id: str) -> dict[str, str]:
+        """Environment variables its hooks exported for a session (``{}`` when none)."""
+        ...
+
+    def close(self) -> None:
+        """Release what it holds (processes, threads); the manager is closing."""
+        ...
+
+
+class SourceBase:
+    """Neutral defaults for :class:`HookSource` (a source overrides what it has)."""
+
+    def rows(self) -> list[dict[str, Any]]:
+        return []
+
+    def fail_closed_on(self, event: str) -> bool:
+        return False
+
+    def session_env(self, session_id: str) -> dict[str, str]:
+        return {}
+
+    def close(self) -> None:
+        return None
