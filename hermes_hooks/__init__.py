@@ -103,8 +103,8 @@ def load(
     ``hermes hooks list``.
     """
     from .config import env_flag, find_home, load_config
-    from .loader import load_builtins, load_plugins, safe_mode
     from .hooks import Hooks
+    from .loader import load_builtins, load_plugins, safe_mode
 
     root = find_home(home)
     loaded = load_config(root, config)

@@ -329,4 +329,3 @@ class HookManager(pluggy.PluginManager):
             impl=impl,
             simple=not all_kwargs and not kwargnames and not is_async,
         )
-

@@ -182,6 +182,7 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
 
 # ---------------------------------------------------------------------- answers
 
+
 @dataclass(frozen=True)
 class Answer:
     """What one hook run means for its event.
