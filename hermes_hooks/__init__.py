@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from .catalogue import UnknownEvent
     from .context import HostUnavailable, PluginContext
@@ -88,6 +88,7 @@ def load(
     host: Any = None,
     entry_points: bool = True,
     builtins: bool = True,
+    hookspecs: Iterable[Any] = (),
 ) -> Hooks:
     """Load the hook system: find the home, read its config, register every plugin and hook.
 
@@ -98,13 +99,15 @@ def load(
     :param host: the runtime's capabilities for plugins (see :meth:`Hooks.set_host`).
     :param entry_points: discover pip-installed plugins (tests turn it off).
     :param builtins: register the built-in plugins (shell hooks, gateway hooks, ...).
+    :param hookspecs: the host's own events: modules (or classes) of pluggy hookspecs, added
+        before any plugin loads (config ``hookspecs: [dotted.module, ...]`` adds more).
 
     Nothing here raises for a broken plugin or config: problems are logged and shown by
     ``hermes hooks list``.
     """
     from .config import env_flag, find_home, load_config
     from .hooks import Hooks
-    from .loader import load_builtins, load_plugins, safe_mode
+    from .loader import host_hookspecs, load_builtins, load_plugins, safe_mode
 
     root = find_home(home)
     loaded = load_config(root, config)
@@ -117,6 +120,8 @@ def load(
     )
     hooks.config_errors = loaded.errors
     hooks.safe_mode = safe_mode()
+    for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
+        hooks.add_hookspecs(module)
     load_plugins(hooks, entry_points=entry_points)
     if builtins:
         load_builtins(hooks)

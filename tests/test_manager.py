@@ -1,0 +1,297 @@
+"""The plugin manager: pluggy's own API keeps the plan in step, rollback, companions, monitoring,
+answer validation inside a hook's isolation, and fail_closed on every kind of event."""
+
+from __future__ import annotations
+
+import pluggy
+import pytest
+
+import hermes_hooks
+from hermes_hooks import PromptDecision, ToolDecision, hookimpl
+from hermes_hooks.hooks import Hooks
+from hermes_hooks.results import InvalidAnswer
+
+
+@pytest.fixture
+def hooks(tmp_path):
+    return Hooks(home=tmp_path)
+
+
+def plugin(**impls):
+    ns = {}
+    for event, fn in impls.items():
+        opts = {}
+        if isinstance(fn, tuple):
+            fn, opts = fn
+        ns[event] = staticmethod(hookimpl(**opts)(fn))
+    return type("P", (), ns)()
+
+
+def block(message="no"):
+    return lambda: {"action": "block", "message": message}
+
+
+# ---------------------------------------------------------------- pluggy's API drives the plan
+
+
+def test_registering_through_pluggys_api_is_dispatched(hooks):
+    pm = hooks.manager
+    assert isinstance(pm, pluggy.PluginManager)
+    pm.register(plugin(pre_tool_call=block()), name="raw")
+    assert hooks.has_hook("pre_tool_call")
+    assert hooks.pre_tool_call(tool_name="t", args={}).action == "block"
+    pm.unregister(name="raw")
+    assert not hooks.has_hook("pre_tool_call")
+    assert hooks.pre_tool_call(tool_name="t", args={}).action is None
+
+
+def test_set_blocked_removes_the_hook_from_dispatch(hooks):
+    hooks.register(plugin(pre_tool_call=block()), "guard")
+    hooks.manager.set_blocked("guard")
+    assert not hooks.has_hook("pre_tool_call")
+    assert "guard" not in hooks.records
+    assert hooks.manager.register(plugin(pre_tool_call=block()), name="guard") is None
+
+
+def test_has_hook_accepts_the_aliases_call_accepts(hooks):
+    hooks.register(plugin(pre_tool_call=block()), "guard")
+    assert hooks.has_hook("PreToolUse") and hooks.has_hook("pre_tool_use")
+    assert hooks.call("PreToolUse", tool_name="t").action == "block"
+
+
+def test_rejected_plugin_leaves_nothing_registered(hooks):
+    class Half:
+        @hookimpl
+        def pre_llm_call(self):
+            return "context"
+
+        @hookimpl
+        def pre_tool_call(self, not_an_argument):
+            return None
+
+    half = Half()
+    with pytest.raises(pluggy.PluginValidationError):
+        hooks.register(half, "half")
+    # Another registration rebuilds the plan from pluggy's state: nothing of Half may be there.
+    hooks.register(plugin(pre_verify=lambda: None), "other")
+    assert not hooks.has_hook("pre_llm_call")
+    assert hooks.pre_llm_call(user_message="x") is None
+    assert not hooks.manager.is_registered(half)
+    assert not hooks.manager.hook.pre_llm_call.get_hookimpls()
+
+
+def test_loader_rollback_on_rejection_keeps_no_hook(home, plugin_dir):
+    plugin_dir(
+        "half",
+        """
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def pre_llm_call():
+            return "from half"
+
+        @hookimpl
+        def pre_tool_call(bogus_argument):
+            return None
+        """,
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    assert hooks.records["half"].status == "failed"
+    assert "rejected by the dispatcher" in hooks.records["half"].error
+    assert not hooks.has_hook("pre_llm_call")
+
+
+def test_unregister_removes_the_hookimpl_companion(home, plugin_dir):
+    plugin_dir(
+        "both",
+        """
+        from hermes_hooks import hookimpl
+
+        def register(ctx):
+            ctx.register_hook("pre_llm_call", lambda **kw: "from register")
+
+        @hookimpl
+        def pre_tool_call():
+            return {"action": "block", "message": "from impl"}
+        """,
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    assert hooks.pre_tool_call(tool_name="t").action == "block"
+    assert hooks.pre_llm_call() == "from register"
+    hooks.unregister("both")
+    assert not hooks.has_hook("pre_tool_call")
+    assert not hooks.has_hook("pre_llm_call")
+    assert not [n for n in hooks.records if n.startswith("both")]
+
+
+def test_hookcall_monitoring_sees_every_dispatch(hooks):
+    seen = []
+    hooks.register(plugin(pre_tool_call=block("m")), "guard")
+    undo = hooks.manager.add_hookcall_monitoring(
+        lambda name, impls, kwargs: seen.append(("before", name, len(impls))),
+        lambda outcome, name, impls, kwargs: seen.append(("after", name, outcome.get_result())),
+    )
+    decision = hooks.pre_tool_call(tool_name="t")
+    assert seen == [("before", "pre_tool_call", 1), ("after", "pre_tool_call", decision)]
+    undo()
+    hooks.pre_tool_call(tool_name="t")
+    assert len(seen) == 2
+
+
+def test_enable_tracing_traces_our_dispatch(hooks):
+    lines = []
+    hooks.register(plugin(pre_llm_call=lambda: "ctx"), "ctx")
+    hooks.manager.trace.root.setwriter(lines.append)
+    undo = hooks.manager.enable_tracing()
+    hooks.pre_llm_call(user_message="x")
+    undo()
+    assert any("pre_llm_call" in line for line in lines)
+
+
+# ---------------------------------------------------------------- answers inside the isolation
+
+
+def test_typed_answer_with_unknown_action_is_refused_at_construction():
+    with pytest.raises(InvalidAnswer, match="action must be one of"):
+        ToolDecision(action="deny")  # type: ignore[arg-type]
+    with pytest.raises(InvalidAnswer, match="args must be a mapping"):
+        ToolDecision(action="allow", args=["x"])  # type: ignore[arg-type]
+    with pytest.raises(InvalidAnswer):
+        PromptDecision(action="allow")  # type: ignore[arg-type]
+
+
+def test_a_bad_typed_answer_costs_only_its_own_hook(hooks):
+    hooks.register(plugin(pre_tool_call=lambda: ToolDecision(action="deny")), "bad")
+    hooks.register(plugin(pre_tool_call=block("the guard")), "guard")
+    decision = hooks.pre_tool_call(tool_name="t")
+    assert decision.action == "block" and decision.message == "the guard"
+    assert hooks.failures[("bad", "pre_tool_call")] == 1
+
+
+def test_an_answer_that_breaks_its_reader_costs_only_its_own_hook(hooks):
+    class Hostile(dict):
+        def get(self, *a, **k):
+            raise RuntimeError("boom")
+
+    hooks.register(plugin(pre_tool_call=lambda: Hostile(action="block")), "hostile")
+    hooks.register(plugin(pre_tool_call=block("kept")), "guard")
+    assert hooks.pre_tool_call(tool_name="t").message == "kept"
+    assert hooks.failures[("hostile", "pre_tool_call")] == 1
+
+
+# ---------------------------------------------------------------- fail_closed on every kind
+
+
+def boom(**kwargs):
+    raise RuntimeError("hook broke")
+
+
+@pytest.mark.parametrize(
+    ("event", "kwargs", "check"),
+    [
+        ("pre_tool_call", {"tool_name": "t"}, lambda r: r.action == "block" and "bad" in r.message),
+        ("user_prompt_submit", {"user_message": "hi"}, lambda r: r.action == "block"),
+        ("post_tool_call", {"tool_name": "t", "result": "ok"}, lambda r: "bad" in r),
+        ("permission_request", {"tool_name": "t"}, lambda r: r.action == "deny"),
+        ("pre_verify", {}, lambda r: r.action == "continue" and "bad" in r.message),
+        ("pre_compress", {}, lambda r: r.action == "block"),
+        ("pre_gateway_dispatch", {}, lambda r: r.action == "skip"),
+        ("transform_tool_result", {"result": "SECRET"}, lambda r: "SECRET" not in r and "bad" in r),
+        (
+            "transform_messages",
+            {"messages": [{"role": "user", "content": "SECRET"}]},
+            lambda r: "SECRET" not in str(r) and isinstance(r, list),
+        ),
+        ("pre_llm_call", {"user_message": "x"}, lambda r: r is None),
+        ("post_llm_call", {}, lambda r: r is None),
+    ],
+)
+def test_fail_closed_python_hook_gives_the_events_failed_form(hooks, event, kwargs, check):
+    hooks.register(plugin(**{event: boom}), "bad", fail_closed=True)
+    assert check(hooks.call(event, **kwargs))
+
+
+def test_fail_closed_transform_withholds_the_value_from_later_hooks_too(hooks):
+    seen = []
+    hooks.register(
+        plugin(transform_tool_result=(boom, {"tryfirst": True})), "redact", fail_closed=True
+    )
+    hooks.register(plugin(transform_tool_result=lambda result: seen.append(result)), "later")
+    out = hooks.transform_tool_result(result="API_KEY=sk-123")
+    assert "sk-123" not in out and "sk-123" not in seen[0]
+    assert "redact" in out
+
+
+def test_fail_open_transform_passes_the_value_on(hooks):
+    hooks.register(plugin(transform_tool_result=boom), "redact")
+    assert hooks.transform_tool_result(result="value") == "value"
+
+
+# ---------------------------------------------------------------- prompt decisions
+
+
+def test_prompt_decision_source_is_the_first_decider_not_a_later_rewriter(hooks):
+    hooks.register(
+        plugin(user_prompt_submit=(lambda: {"text": "rewritten"}, {"tryfirst": True})), "a"
+    )
+    hooks.register(plugin(user_prompt_submit=lambda: {"text": "again"}), "b")
+    d = hooks.user_prompt_submit(user_message="original")
+    assert d.text == "again" and d.source == "a"
+
+
+def test_prompt_block_source_is_the_blocker(hooks):
+    hooks.register(plugin(user_prompt_submit=(lambda: {"text": "x"}, {"tryfirst": True})), "a")
+    hooks.register(plugin(user_prompt_submit=block("stop")), "b")
+    d = hooks.user_prompt_submit(user_message="original")
+    assert d.blocked and d.source == "b"
+
+
+# ---------------------------------------------------------------- live registration
+
+
+def test_register_hook_and_tool_after_loading_are_live(home, plugin_dir):
+    plugin_dir(
+        "late",
+        """
+        CTX = []
+
+        def register(ctx):
+            CTX.append(ctx)
+        """,
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    import hermes_plugins.late as late
+
+    ctx = late.CTX[0]
+    assert not hooks.has_hook("pre_tool_call")
+    ctx.register_hook("pre_tool_call", lambda **kw: {"action": "block", "message": "late"})
+    ctx.register_tool("late_tool", "misc", {"name": "late_tool"}, lambda args: "ok")
+    ctx.register_command("late", lambda raw: "hi")
+    assert hooks.pre_tool_call(tool_name="t").message == "late"
+    assert hooks.tools["late_tool"].plugin == "late"
+    assert "late" in hooks.commands
+    rows = [r for r in hooks.rows() if r["event"] == "pre_tool_call"]
+    assert [r["name"] for r in rows] == ["late"]
+    hooks.unregister("late")
+    assert "late_tool" not in hooks.tools and not hooks.has_hook("pre_tool_call")
+
+
+def test_refused_hookimpl_companion_takes_the_register_hooks_with_it(home, plugin_dir):
+    plugin_dir(
+        "mixed",
+        """
+        from hermes_hooks import hookimpl
+
+        def register(ctx):
+            ctx.register_hook("pre_llm_call", lambda **kw: "from register")
+            ctx.register_tool("mixed_tool", "misc", {}, lambda args: "ok")
+
+        @hookimpl
+        def pre_tool_call(no_such_argument):
+            return None
+        """,
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    assert hooks.records["mixed"].status == "failed"
+    assert not hooks.has_hook("pre_llm_call")
+    assert "mixed_tool" not in hooks.tools
