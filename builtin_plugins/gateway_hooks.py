@@ -13,32 +13,26 @@ import asyncio
 import hashlib
 import inspect
 import logging
-import os
-import stat
 import sys
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from hermes_hooks.hookspecs.gateway import GATEWAY_EVENTS
 
 from hermes_hooks import catalogue
 from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
+from hermes_hooks.trust import untrusted
+
+from .gateway_manifest import HookSpec, matches, read_spec
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
-#: Keys a HOOK.yaml may have.
-MANIFEST_KEYS = ("name", "description", "events", "timeout", "fail_closed")
-
-DEFAULT_TIMEOUT = 30.0
 #: How ``gateway_event`` reads answers (the hookspec's answer type).
 _ANSWERS = catalogue.events()["gateway_event"].answer
 MODULE_NAMESPACE = "hermes_gateway_hooks"
@@ -61,79 +55,7 @@ class NoHandle(ImportError):
     """``handler.py`` imported fine but defines no callable ``handle``."""
 
 
-# ---------------------------------------------------------------------- matching
-
-
-def matches(pattern: str, event_type: str) -> bool:
-    """``*`` matches everything, ``prefix:*`` every event starting with ``prefix:``, anything
-    else only itself."""
-    if pattern == "*":
-        return True
-    if pattern.endswith(":*"):
-        return event_type.startswith(pattern[:-1])
-    return pattern == event_type
-
-
-def _families() -> set[str]:
-    return {name.split(":", 1)[0] for name in GATEWAY_EVENTS}
-
-
-def is_known(pattern: str) -> bool:
-    """True for the known events, ``command:<any name>``, ``<known family>:*`` and ``*``."""
-    if pattern == "*" or pattern in GATEWAY_EVENTS:
-        return True
-    family, _, rest = pattern.partition(":")
-    if not rest:
-        return False
-    if rest == "*":
-        return family in _families()
-    return family == "command" and ":" not in rest and rest.strip() == rest
-
-
-def suggest(pattern: str) -> str | None:
-    """The known gateway event (or family wildcard) closest to ``pattern``."""
-    return catalogue.suggest(pattern, [*GATEWAY_EVENTS, *(f"{f}:*" for f in sorted(_families()))])
-
-
-# ---------------------------------------------------------------------- trust
-
-
-def untrusted(path: Path) -> str | None:
-    """Why ``path`` may not be trusted, or ``None``.
-
-    As ssh does with keys: refused when another user (other than root) owns it, or when it is
-    writable by the group or by everyone.
-    """
-    try:
-        st = path.stat()
-    except OSError as exc:
-        return f"cannot stat {path}: {exc.strerror or exc}"
-    getuid = getattr(os, "getuid", None)
-    if getuid is not None and st.st_uid not in (getuid(), 0):
-        return f"{path} is owned by uid {st.st_uid}, not by you (uid {getuid()})"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        who = "everyone" if st.st_mode & stat.S_IWOTH else "its group"
-        return (
-            f"{path} is writable by {who} (mode {stat.S_IMODE(st.st_mode):04o}); "
-            f"run `chmod go-w {path}` if you trust it"
-        )
-    return None
-
-
 # ---------------------------------------------------------------------- one hook
-
-
-@dataclass
-class HookSpec:
-    """A HOOK.yaml read and checked; ``error`` is set when the hook cannot load."""
-
-    directory: Path
-    name: str
-    events: list[str] = field(default_factory=list)
-    description: str = ""
-    timeout: float = DEFAULT_TIMEOUT
-    fail_closed: bool = False
-    error: str | None = None
 
 
 class GatewayHook(SourceBase):
@@ -254,95 +176,6 @@ async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
 
 
 # ---------------------------------------------------------------------- reading a directory
-
-
-def _manifest_problems(spec: HookSpec, data: Mapping[str, Any], manifest: Path) -> None:
-    for key in data:
-        if key not in MANIFEST_KEYS:
-            guess = catalogue.suggest(str(key), MANIFEST_KEYS)
-            hint = f" (did you mean {guess!r}?)" if guess else ""
-            log.warning("%s: unknown key %r%s; ignored", manifest, key, hint)
-    events = data.get("events")
-    if isinstance(events, str):
-        log.info(
-            "%s: events: %r is a string; treated as the one-item list [%s]",
-            manifest,
-            events,
-            events,
-        )
-        events = [events]
-    if not events:
-        spec.error = (
-            f"{manifest}: no `events:` declared; list the events to handle, "
-            "e.g. `events: [agent:start, command:*]`"
-        )
-        return
-    if not isinstance(events, list):
-        spec.error = (
-            f"{manifest}: `events:` must be a list of event names, not {type(events).__name__}"
-        )
-        return
-    for index, item in enumerate(events):
-        if not isinstance(item, str) or not item.strip():
-            spec.error = (
-                f"{manifest}: events[{index}] must be an event name (a string), not {item!r}"
-            )
-            return
-        pattern = item.strip()
-        if not is_known(pattern):
-            guess = suggest(pattern)
-            hint = f" (did you mean {guess!r}?)" if guess else ""
-            log.warning(
-                "%s: unknown gateway event %r%s; kept, in case the host fires it",
-                manifest,
-                pattern,
-                hint,
-            )
-        spec.events.append(pattern)
-    timeout = data.get("timeout")
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-            log.warning(
-                "%s: timeout %r is not a positive number of seconds; using %gs",
-                manifest,
-                timeout,
-                DEFAULT_TIMEOUT,
-            )
-        else:
-            spec.timeout = float(timeout)
-    spec.fail_closed = bool(data.get("fail_closed", False))
-
-
-def read_spec(directory: Path) -> HookSpec:
-    """Read and check ``directory/HOOK.yaml`` (and that ``handler.py`` exists)."""
-    from hermes_hooks.config import read_yaml
-
-    spec = HookSpec(directory=directory, name=directory.name)
-    manifest = directory / "HOOK.yaml"
-    if not manifest.is_file():
-        spec.error = (
-            f"{directory}: no HOOK.yaml; add one with at least `events: [...]` "
-            "(see docs/gateway-hooks.md)"
-        )
-        return spec
-    data, error = read_yaml(manifest)
-    if error is not None:
-        spec.error = error
-        return spec
-    if not isinstance(data, dict):
-        kind = "empty" if data is None else f"a {type(data).__name__}"
-        spec.error = (
-            f"{manifest}: must be a mapping with `events:` (and optionally name, description, "
-            f"timeout), but it is {kind}"
-        )
-        return spec
-    if data.get("name") is not None and str(data["name"]).strip():
-        spec.name = str(data["name"]).strip()
-    spec.description = str(data.get("description") or "")
-    _manifest_problems(spec, data, manifest)
-    if spec.error is None and not (directory / "handler.py").is_file():
-        spec.error = f"{directory}: no handler.py; add one defining `handle(event_type, context)`"
-    return spec
 
 
 def _module_name(directory: Path) -> str:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from . import consent, process, wire
+from . import consent, resolve, wire
 from .cli import State, _logging
 
 if TYPE_CHECKING:
@@ -276,7 +276,7 @@ def _runnable(plugin: ShellHooks, hook: ShellHook) -> str | None:
         argv = hook.argv(env)
     except ValueError as exc:
         return f"the command cannot be split: {exc}"
-    exe = process.which(argv[0], env, cwd)
+    exe = resolve.which(argv[0], env, cwd)
     if exe is None:
         return f"{argv[0]} not found" + ("" if "/" in argv[0] else " on PATH")
     if not os.access(exe, os.X_OK) or os.path.isdir(exe):

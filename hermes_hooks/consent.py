@@ -23,6 +23,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .resolve import which
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
@@ -76,8 +78,6 @@ def script_of_argv(
     """The script an (expanded) argv runs, resolved as Hermes does: a token with a script
     extension, else a token with a ``/``, else the program itself (looked up on ``PATH``, unless
     it is an interpreter)."""
-    from .process import which
-
     if not argv:
         return None
     for token in argv:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import os
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +21,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .resolve import which
 
 #: Default cap on each of stdout and stderr, in bytes.
 OUTPUT_CAP = 1 << 20
@@ -67,15 +68,6 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.error is None and not self.timed_out and not self.truncated
-
-
-def which(argv0: str, env: Mapping[str, str] | None, cwd: str | None) -> str | None:
-    """The file ``argv0`` runs: a path (relative to ``cwd``) or a name looked up on ``PATH``."""
-    if "/" in argv0:
-        path = argv0 if os.path.isabs(argv0) or cwd is None else os.path.join(cwd, argv0)
-        return path if os.path.exists(path) else None
-    search = (env or os.environ).get("PATH", os.defpath)
-    return shutil.which(argv0, path=search)
 
 
 @dataclass

@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hermes_hooks.builtin_plugins import gateway_hooks
+from hermes_hooks.builtin_plugins import gateway_manifest
 
 import hermes_hooks
 
@@ -211,7 +211,7 @@ def test_unknown_manifest_key_warns_with_did_you_mean(home, caplog):
 def test_bad_timeout_warns_and_uses_the_default(home, caplog, value):
     write_hook(home, "t", f"events: [agent:start]\ntimeout: {value}\n")
     hooks = load(home)
-    assert hooks.rows()[0]["timeout"] == gateway_hooks.DEFAULT_TIMEOUT
+    assert hooks.rows()[0]["timeout"] == gateway_manifest.DEFAULT_TIMEOUT
     assert any("is not a positive number of seconds" in r.getMessage() for r in caplog.records)
 
 
@@ -365,7 +365,7 @@ def test_docs_page_covers_every_gateway_event_and_its_context_keys():
 
 
 def test_hook_yaml_typo_suggestions_come_from_the_catalogue():
-    from hermes_hooks.builtin_plugins.gateway_hooks import suggest
+    from hermes_hooks.builtin_plugins.gateway_manifest import suggest
 
     assert suggest("agent:strat") == "agent:start"
     assert suggest("sesion:*") == "session:*"
