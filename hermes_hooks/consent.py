@@ -28,7 +28,7 @@ from .resolve import which
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # no fcntl on Windows: no file locking there
 
 FILENAME = "shell-hooks-allowlist.json"
 

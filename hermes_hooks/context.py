@@ -304,7 +304,7 @@ def _bind(cb: Callable[..., Any]) -> Callable[..., Any]:
             return run_sync(result)
         return result
 
-    impl.__hermes_callback__ = cb  # type: ignore[attr-defined]
+    impl.__hermes_callback__ = cb  # type: ignore[attr-defined]  # marker the manager reads
     impl.__qualname__ = getattr(cb, "__qualname__", repr(cb))
     impl.__name__ = getattr(cb, "__name__", "callback")
     return impl

@@ -163,7 +163,7 @@ class HookManager(pluggy.PluginManager):
 
     # ------------------------------------------------------------------ registration
 
-    def register(  # type: ignore[override]  # pluggy's (plugin, name) plus keyword-only metadata
+    def register(  # pluggy's (plugin, name), plus keyword-only metadata
         self,
         plugin: Any,
         name: str | None = None,

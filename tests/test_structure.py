@@ -137,3 +137,14 @@ def test_no_module_outside_hookspecs_tests_an_event_by_name(name):
     tree = ast.parse(MODULES[name].read_text())
     hits = [(line, s) for line, s in _compared_strings(tree) if s in events]
     assert hits == [], f"{MODULES[name]} branches on event names: {hits}"
+
+
+def test_every_type_ignore_gives_its_reason():
+    import re
+
+    bare = []
+    for path in MODULES.values():
+        for number, line in enumerate(path.read_text().splitlines(), start=1):
+            if "type: ignore" in line and not re.search(r"type: ignore\[[\w,-]+\]\s+#\s*\S", line):
+                bare.append(f"{path.relative_to(ROOT)}:{number}")
+    assert bare == [], "a `# type: ignore[code]` needs a `# why` after it: " + ", ".join(bare)

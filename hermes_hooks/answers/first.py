@@ -4,9 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results import CompressAnswer, DispatchAnswer, PermissionAnswer, VerifyAnswer
+from ..results import (
+    CompressAnswer,
+    DispatchAnswer,
+    PermissionAction,
+    PermissionAnswer,
+    Scope,
+    VerifyAnswer,
+)
 from .base import AnswerType
 from .dialect import context_of, mapping, retag, specific, text
+
+_PERMISSIONS: dict[str, PermissionAction] = {
+    "allow": "allow",
+    "approve": "allow",
+    "deny": "deny",
+    "block": "deny",
+}
+_SCOPES: dict[str, Scope] = {"once": "once", "session": "session", "always": "always"}
 
 
 class PermissionAnswers(AnswerType):
@@ -24,15 +39,11 @@ class PermissionAnswers(AnswerType):
         if m is None:
             return None
         decision = mapping(specific(m).get("decision")) or {}
-        action = m.get("action") or decision.get("behavior") or m.get("behavior")
-        action = {"allow": "allow", "approve": "allow", "deny": "deny", "block": "deny"}.get(
-            action.strip().lower() if isinstance(action, str) else ""
-        )
+        said = m.get("action") or decision.get("behavior") or m.get("behavior")
+        action = _PERMISSIONS.get(said.strip().lower() if isinstance(said, str) else "")
         if action is None:
             return None
-        scope = m.get("scope") or decision.get("scope") or "once"
-        if scope not in ("once", "session", "always"):
-            scope = "once"
+        scope = _SCOPES.get(str(m.get("scope") or decision.get("scope") or "once"), "once")
         message = text(m.get("message")) or text(decision.get("message")) or text(m.get("reason"))
         return PermissionAnswer(action=action, scope=scope, message=message, source=source)
 
