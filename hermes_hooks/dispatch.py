@@ -24,8 +24,7 @@ from typing import Any
 
 import pluggy
 
-from .catalogue import EventInfo
-from .manager import HookManager, Impl
+from .manager import HookManager, Impl, Route
 
 log = logging.getLogger("hermes_hooks")
 
@@ -99,7 +98,8 @@ class Dispatcher:
 
     # -------------------------------------------------------------- one hook's answer
 
-    def _failed(self, info: EventInfo, impl: Impl, exc: BaseException) -> Any:
+    def _failed(self, route: Route, impl: Impl, exc: BaseException) -> Any:
+        info = route.info
         self.manager.failures[(impl.name, info.name)] += 1
         log.warning(
             "hook %r failed on %s: %s: %s (skipped%s)",
@@ -117,33 +117,33 @@ class Dispatcher:
         )
         return info.answer.failed(message, impl.name)
 
-    def _read(self, info: EventInfo, impl: Impl, value: Any) -> Any:
-        if impl.hermes and info.meta.hermes_returns_ignored:
+    def _read(self, route: Route, impl: Impl, value: Any) -> Any:
+        if impl.hermes and route.hermes_ignored:
             return None
-        return info.answer.normalise(value, impl.name)
+        return route.normalise(value, impl.name)
 
-    def _one(self, info: EventInfo, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+    def _one(self, route: Route, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         try:
             value = _invoke(impl, kwargs)
             if impl.is_async or _is_awaitable(value):
                 value = resolve(value)
-            return None if value is None else self._read(info, impl, value)
+            return None if value is None else self._read(route, impl, value)
         except (Exception, SystemExit) as exc:
-            return self._failed(info, impl, exc)
+            return self._failed(route, impl, exc)
 
     # -------------------------------------------------------------- the two step shapes
 
-    def _independent(
-        self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any], resolve: Resolve
-    ) -> list[Any]:
+    def _independent(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> list[Any]:
         # The hot path, kept flat (docs/performance.md): one call per hook, no per-hook frames.
         slots: list[Any] = []
         pending: list[tuple[int, Impl, Any]] = []
         get = kwargs.get
-        for impl in plan:
+        for impl in route.plan:
             try:
                 if impl.simple:
                     value = impl.fn(*map(get, impl.argnames))
+                elif impl.all_kwargs:
+                    value = impl.fn(**kwargs)
                 else:
                     value = _invoke(impl, kwargs)
                 if value is None:
@@ -152,16 +152,16 @@ class Dispatcher:
                     pending.append((len(slots), impl, value))
                     slots.append(None)
                     continue
-                slots.append(self._read(info, impl, value))
+                slots.append(self._read(route, impl, value))
             except (Exception, SystemExit) as exc:
-                slots.append(self._failed(info, impl, exc))
+                slots.append(self._failed(route, impl, exc))
         if pending:
-            self._settle(info, pending, slots, resolve)
-        return [a for a in slots if a is not None]
+            self._settle(route, pending, slots, resolve)
+        return [a for a in slots if a is not None] if slots else slots
 
     def _settle(
         self,
-        info: EventInfo,
+        route: Route,
         pending: list[tuple[int, Impl, Any]],
         slots: list[Any],
         resolve: Resolve,
@@ -176,18 +176,16 @@ class Dispatcher:
             try:
                 if isinstance(outcome, BaseException):
                     raise outcome
-                slots[index] = None if outcome is None else self._read(info, impl, outcome)
+                slots[index] = None if outcome is None else self._read(route, impl, outcome)
             except (Exception, SystemExit) as exc:
-                slots[index] = self._failed(info, impl, exc)
+                slots[index] = self._failed(route, impl, exc)
 
-    def _pipeline(
-        self, info: EventInfo, plan: Sequence[Impl], kwargs: dict[str, Any], resolve: Resolve
-    ) -> list[Any]:
-        answer_type = info.answer
-        pipes, stop = answer_type.pipes, info.kind == "first"
+    def _pipeline(self, route: Route, kwargs: dict[str, Any], resolve: Resolve) -> list[Any]:
+        answer_type = route.info.answer
+        pipes, stop = answer_type.pipes, route.info.kind == "first"
         answers: list[Any] = []
-        for impl in plan:
-            answer = self._one(info, impl, kwargs, resolve)
+        for impl in route.plan:
+            answer = self._one(route, impl, kwargs, resolve)
             if answer is None:
                 continue
             answers.append(answer)
@@ -201,59 +199,44 @@ class Dispatcher:
 
     # -------------------------------------------------------------- the driver
 
-    def run(
-        self,
-        info: EventInfo,
-        plan: Sequence[Impl],
-        kwargs: Mapping[str, Any],
-        resolve: Resolve = run_sync,
-    ) -> Any:
-        """Fire ``plan`` for ``info``'s event and return the combined result."""
-        monitors = self.manager.monitors
-        if monitors:
-            return self._monitored(monitors, info, plan, kwargs, resolve)
-        return self._drive(info, plan, kwargs, resolve)
+    def run(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync) -> Any:
+        """Fire ``route``'s hooks and return the combined result."""
+        if self.manager.monitors:
+            return self._monitored(route, kwargs, resolve)
+        if route.independent:
+            answers = self._independent(route, kwargs, resolve)
+            return route.combine(answers, kwargs) if answers else route.neutral(kwargs)
+        return self._drive(route, kwargs, resolve)
 
     def answers(
-        self,
-        info: EventInfo,
-        plan: Sequence[Impl],
-        kwargs: Mapping[str, Any],
-        resolve: Resolve = run_sync,
+        self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync
     ) -> tuple[list[Any], dict[str, Any]]:
         """Every hook's normalised answer, in call order, and the arguments after piping."""
-        answer_type = info.answer
-        if answer_type.pipes is None and info.kind != "first":
-            return self._independent(info, plan, kwargs, resolve), dict(kwargs)
+        if route.independent:
+            return self._independent(route, kwargs, resolve), dict(kwargs)
         piped = dict(kwargs)
-        if answer_type.pipes is not None:
-            piped.setdefault(answer_type.pipes, None)
-        return self._pipeline(info, plan, piped, resolve), piped
+        pipes = route.info.answer.pipes
+        if pipes is not None:
+            piped.setdefault(pipes, None)
+        return self._pipeline(route, piped, resolve), piped
 
-    def _drive(
-        self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any], resolve: Resolve
-    ) -> Any:
-        answers, piped = self.answers(info, plan, kwargs, resolve)
-        return info.answer.combine(answers, piped)
+    def _drive(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+        answers, piped = self.answers(route, kwargs, resolve)
+        return route.combine(answers, piped)
 
-    def _monitored(
-        self,
-        monitors: list[Any],
-        info: EventInfo,
-        plan: Sequence[Impl],
-        kwargs: Mapping[str, Any],
-        resolve: Resolve,
-    ) -> Any:
-        impls = [impl.impl for impl in plan]
+    def _monitored(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+        monitors = self.manager.monitors
+        impls = [impl.impl for impl in route.plan]
+        name = route.info.name
         for before, _ in monitors:
-            before(info.name, impls, kwargs)
-        outcome = pluggy.Result.from_call(lambda: self._drive(info, plan, kwargs, resolve))
+            before(name, impls, kwargs)
+        outcome = pluggy.Result.from_call(lambda: self._drive(route, kwargs, resolve))
         for _, after in monitors:
-            after(outcome, info.name, impls, kwargs)
+            after(outcome, name, impls, kwargs)
         return outcome.get_result()
 
-    async def arun(self, info: EventInfo, plan: Sequence[Impl], kwargs: Mapping[str, Any]) -> Any:
+    async def arun(self, route: Route, kwargs: Mapping[str, Any]) -> Any:
         """:meth:`run` off the event loop: hooks run in a worker thread, async hooks on the
         caller's loop, so nothing a hook does blocks the loop."""
         loop = asyncio.get_running_loop()
-        return await asyncio.to_thread(self.run, info, plan, kwargs, on_loop(loop))
+        return await asyncio.to_thread(self.run, route, kwargs, on_loop(loop))

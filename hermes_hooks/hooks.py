@@ -137,10 +137,7 @@ class Hooks:
     def has_hook(self, event: str) -> bool:
         """True when at least one hook implements ``event`` (our name or an alias): a host may
         skip building the keyword arguments."""
-        if self.manager.has_hook(event):
-            return True
-        info = self.manager.find_event(event)
-        return info is not None and self.manager.has_hook(info.name)
+        return event in self.manager.hooked
 
     def call(self, event: str, /, **kwargs: Any) -> Any:
         """Fire ``event`` and return the combined result for its kind.
@@ -148,36 +145,41 @@ class Hooks:
         decide: a typed decision; context: joined text or ``None``; transform: the final value;
         first: the first valid typed answer or ``None``; observe: ``None``.
         """
-        info = self.manager.event(event)
-        plan = self.manager.plan(info.name)
-        if not plan:
-            return info.answer.neutral(kwargs)
-        return self._dispatch.run(info, plan, kwargs)
+        route = self.manager.routes.get(event)
+        if route is None:
+            route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
+        if not route.plan:
+            return route.neutral(kwargs)
+        return self._dispatch.run(route, kwargs)
 
     async def acall(self, event: str, /, **kwargs: Any) -> Any:
         """:meth:`call` for async hosts. Hooks run off the event loop (async hooks on it), so no
         hook, sync or shell, blocks the loop."""
-        info = self.manager.event(event)
-        plan = self.manager.plan(info.name)
-        if not plan:
-            return info.answer.neutral(kwargs)
-        return await self._dispatch.arun(info, plan, kwargs)
+        route = self.manager.routes.get(event)
+        if route is None:
+            route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
+        if not route.plan:
+            return route.neutral(kwargs)
+        return await self._dispatch.arun(route, kwargs)
 
     def invoke(self, event: str, /, **kwargs: Any) -> list[Any]:
         """Every non-``None`` normalised result, in call order (Hermes' ``invoke_hook``).
 
         Works for any event name, including unknown ones that Hermes-style plugins registered
         (their raw values come back)."""
-        info = self.manager.find_event(event)
-        name = info.name if info is not None else event
-        plan = self.manager.plan(name)
-        if not plan:
-            return []
-        if info is None:
+        route = self.manager.routes.get(event)
+        if route is None:
+            # A name no spec declares, that Hermes-style plugins registered: raw values back.
             from .catalogue import info_of
+            from .manager import Route
 
-            info = info_of(name, lambda: None, "unknown")
-        answers, _ = self._dispatch.answers(info, plan, kwargs)
+            plan = self.manager.plan(event)
+            if not plan:
+                return []
+            route = Route.of(info_of(event, lambda: None, "unknown"), plan)
+        if not route.plan:
+            return []
+        answers, _ = self._dispatch.answers(route, kwargs)
         return answers
 
     async def emit(

@@ -81,6 +81,33 @@ class Impl:
     simple: bool  # positional call, sync, no keyword-only extras: the fast path
 
 
+@dataclass(frozen=True)
+class Route:
+    """What dispatch needs for one event, resolved once per plan change: the event, its hooks in
+    call order, and its answer type's methods (looked up here, not at every firing)."""
+
+    info: EventInfo
+    plan: tuple[Impl, ...]
+    independent: bool  # every hook runs on the same arguments (no pipe, not firstresult)
+    normalise: Callable[..., Any]
+    combine: Callable[[Any, Any], Any]
+    neutral: Callable[[Any], Any]
+    hermes_ignored: bool
+
+    @classmethod
+    def of(cls, info: EventInfo, plan: tuple[Impl, ...]) -> Route:
+        answer = info.answer
+        return cls(
+            info=info,
+            plan=plan,
+            independent=answer.pipes is None and info.kind != "first",
+            normalise=answer.normalise,
+            combine=answer.combine,
+            neutral=answer.neutral,
+            hermes_ignored=info.meta.hermes_returns_ignored,
+        )
+
+
 def _accepts_var_keyword(fn: Callable[..., Any]) -> bool:
     try:
         params = inspect.signature(fn).parameters.values()
@@ -104,7 +131,12 @@ class HookManager(pluggy.PluginManager):
         self.events: dict[str, EventInfo] = {}
         self._aliases: dict[str, str] = {}
         self._plans: dict[str, tuple[Impl, ...]] = {}
-        self._monitors: list[Monitor] = []
+        #: Every event name and alias -> its :class:`Route` (swapped whole on every change).
+        self.routes: dict[str, Route] = {}
+        #: Every event name and alias that has at least one hook.
+        self.hooked: frozenset[str] = frozenset()
+        #: pluggy hook-call monitors (``add_hookcall_monitoring``), replaced whole on change.
+        self.monitors: list[Monitor] = []
         #: Called with a plugin's name after it was unregistered (registries, event bus, ...).
         self.on_unregister: list[Callable[[str], None]] = []
         for module in catalogue.spec_modules():
@@ -268,18 +300,14 @@ class HookManager(pluggy.PluginManager):
         undo_pluggy = super().add_hookcall_monitoring(before, after)
         pair = (before, after)
         with self._lock:
-            self._monitors = [*self._monitors, pair]
+            self.monitors = [*self.monitors, pair]
 
         def undo() -> None:
             undo_pluggy()
             with self._lock:
-                self._monitors = [m for m in self._monitors if m is not pair]
+                self.monitors = [m for m in self.monitors if m is not pair]
 
         return undo
-
-    @property
-    def monitors(self) -> list[Monitor]:
-        return self._monitors
 
     # ------------------------------------------------------------------ the plan
 
@@ -292,7 +320,8 @@ class HookManager(pluggy.PluginManager):
         return list(self._plans)
 
     def has_hook(self, event: str) -> bool:
-        return event in self._plans
+        """Whether ``event`` (a name or an alias) has at least one hook: one set lookup."""
+        return event in self.hooked
 
     def _rebuild(self) -> None:
         plans: dict[str, tuple[Impl, ...]] = {}
@@ -302,7 +331,17 @@ class HookManager(pluggy.PluginManager):
             impls = tuple(self._entry(event, impl) for impl in reversed(caller.get_hookimpls()))
             if impls:
                 plans[event] = impls
-        self._plans = plans  # one assignment: readers see the old plan or the new one
+        routes: dict[str, Route] = {}
+        for name, info in self.events.items():
+            route = Route.of(info, plans.get(name, ()))
+            routes[name] = route
+            for alias in info.aliases:
+                routes.setdefault(alias, route)
+        hooked = {name for name, route in routes.items() if route.plan}
+        # Plain assignments: a reader sees the old plan or the new one, never half of each.
+        self._plans = plans
+        self.routes = routes
+        self.hooked = frozenset(hooked | set(plans))
 
     def _entry(self, event: str, impl: Any) -> Impl:
         fn = impl.function
