@@ -1,8 +1,9 @@
 """Plugins that ship with the runtime; registered after every third-party plugin (``trylast``).
 
-Each module listed in :data:`BUILTINS` exposes ``setup(hooks)`` which returns a plugin object to
-register (or ``None`` when it has nothing to contribute). ``hooks`` is the
-:class:`hermes_hooks.manager.Hooks` being loaded; a built-in reads ``hooks.config`` and
+Each module listed in :data:`BUILTINS` exposes ``setup(hooks)`` which returns a hook source to
+register (:class:`hermes_hooks.sources.HookSource`), or ``None`` when it has nothing to
+contribute. ``hooks`` is the
+:class:`hermes_hooks.hooks.Hooks` being loaded; a built-in reads ``hooks.config`` and
 ``hooks.home`` from it.
 """
 

@@ -6,7 +6,7 @@ Enable them in your plugin's ``conftest.py``::
 
 Fixtures:
 
-- ``hermes_hooks``: a fresh :class:`~hermes_hooks.manager.Hooks` with the whole event catalogue,
+- ``hermes_hooks``: a fresh :class:`~hermes_hooks.hooks.Hooks` with the whole event catalogue,
   a temporary home, no entry points and no built-ins: only what the test registers runs.
 - ``register_plugin``: ``register_plugin(obj_or_module, name=None)`` registers a native plugin
   (``@hookimpl`` functions) and always unregisters it when the test ends.
