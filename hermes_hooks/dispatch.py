@@ -120,7 +120,29 @@ class Dispatcher:
     def _read(self, route: Route, impl: Impl, value: Any) -> Any:
         if impl.hermes and route.hermes_ignored:
             return None
-        return route.normalise(value, impl.name)
+        answer = route.normalise(value, impl.name)
+        if answer is None:
+            self._ignored(route, impl, value)
+        return answer
+
+    def _ignored(self, route: Route, impl: Impl, value: Any) -> None:
+        """Report an answer that normalised to nothing, once per hook, event and reason."""
+        reason = route.info.answer.explain(value)
+        if not reason:
+            return
+        manager = self.manager
+        manager.dropped[(impl.name, route.info.name)] += 1
+        key = (impl.name, route.info.name, reason)
+        if key in manager.reported:
+            return
+        manager.reported.add(key)
+        log.warning(
+            "hook %r on %s: its answer was ignored: %s (it returned %.200r)",
+            impl.name,
+            route.info.name,
+            reason,
+            value,
+        )
 
     def _one(self, route: Route, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         try:

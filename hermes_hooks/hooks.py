@@ -99,6 +99,11 @@ class Hooks:
         return self.manager.failures
 
     @property
+    def dropped(self) -> Any:
+        """How many answers of each (plugin, event) were ignored (each reason is logged once)."""
+        return self.manager.dropped
+
+    @property
     def fail_closed_events(self) -> frozenset[str]:
         """Events the config says fail closed (``fail_closed_events``), by our names."""
         return self.manager.fail_closed_events

@@ -128,6 +128,9 @@ class HookManager(pluggy.PluginManager):
         self._lock = threading.RLock()
         self.records: dict[str, PluginRecord] = {}
         self.failures: Counter[tuple[str, str]] = Counter()
+        #: Answers ignored per (hook, event), and the (hook, event, reason) already reported.
+        self.dropped: Counter[tuple[str, str]] = Counter()
+        self.reported: set[tuple[str, str, str]] = set()
         self.events: dict[str, EventInfo] = {}
         self._aliases: dict[str, str] = {}
         self._plans: dict[str, tuple[Impl, ...]] = {}

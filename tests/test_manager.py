@@ -295,3 +295,67 @@ def test_refused_hookimpl_companion_takes_the_register_hooks_with_it(home, plugi
     assert hooks.records["mixed"].status == "failed"
     assert not hooks.has_hook("pre_llm_call")
     assert "mixed_tool" not in hooks.tools
+
+
+# ---------------------------------------------------------------- ignored answers are reported
+
+
+@pytest.mark.parametrize(
+    ("answer", "says"),
+    [
+        ({"action": "deny", "message": "x"}, "did you mean 'block'"),
+        ({"action": "Block", "message": "x"}, "did you mean 'block'"),
+        ({"action": "block"}, "needs a non-empty string message"),
+        ({"decision": "deny", "reason": "r"}, "did you mean 'block'"),
+        ({"action": "modify", "args": "x"}, "'modify' needs 'args'"),
+        ("block", "a str is not an answer here"),
+        ({"blok": True}, "none of its keys ('blok')"),
+    ],
+)
+def test_an_ignored_tool_answer_is_reported_once_with_what_would_be_accepted(
+    hooks, caplog, answer, says
+):
+    hooks.register(plugin(pre_tool_call=lambda: answer), "guard")
+    for _ in range(3):
+        assert hooks.pre_tool_call(tool_name="t").action is None
+    warnings = [r.getMessage() for r in caplog.records if "was ignored" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert "'guard'" in warnings[0] and "pre_tool_call" in warnings[0] and says in warnings[0]
+    assert hooks.dropped[("guard", "pre_tool_call")] == 3
+
+
+@pytest.mark.parametrize("answer", [{}, {"continue": True}, None, {"suppressOutput": True}])
+def test_a_plain_no_opinion_is_not_reported(hooks, caplog, answer):
+    hooks.register(plugin(pre_tool_call=lambda: answer), "quiet")
+    hooks.pre_tool_call(tool_name="t")
+    assert not [r for r in caplog.records if "was ignored" in r.getMessage()]
+    assert hooks.dropped[("quiet", "pre_tool_call")] == 0
+
+
+@pytest.mark.parametrize(
+    ("event", "kwargs", "answer", "says"),
+    [
+        ("transform_tool_result", {"result": "r"}, 42, "not accepted"),
+        ("pre_verify", {}, {"action": "continue"}, "needs a non-empty 'message'"),
+        ("pre_gateway_dispatch", {}, {"action": "drop"}, "did you mean 'skip'"),
+        ("permission_request", {}, {"action": "permit"}, "did you mean 'allow'"),
+        ("user_prompt_submit", {"user_message": "u"}, {"action": "deny"}, "did you mean 'block'"),
+        ("pre_llm_call", {}, ["a list"], "a list is not an answer here"),
+        ("gateway_event", {"event_type": "command:x"}, {"decision": "refuse"}, "'deny'"),
+    ],
+)
+def test_ignored_answers_of_every_kind_are_reported(hooks, caplog, event, kwargs, answer, says):
+    hooks.register(plugin(**{event: lambda: answer}), "h")
+    hooks.call(event, **kwargs)
+    warnings = [r.getMessage() for r in caplog.records if "was ignored" in r.getMessage()]
+    assert len(warnings) == 1 and says in warnings[0], warnings
+
+
+def test_hermes_callbacks_on_post_tool_call_are_ignored_silently_as_in_hermes(hooks, caplog):
+    from hermes_hooks.context import PluginContext
+
+    ctx = PluginContext(hooks, "hermes-style")
+    ctx.register_hook("post_tool_call", lambda **kw: {"anything": 1})
+    ctx.commit(source="python")
+    assert hooks.post_tool_call(tool_name="t", result="r") is None
+    assert not [r for r in caplog.records if "was ignored" in r.getMessage()]

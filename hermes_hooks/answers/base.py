@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from ..results import join_texts
 from .dialect import context_of, first, mapping, specific
+from .explain import Vocabulary, explain
 
 
 class AnswerType:
@@ -20,6 +21,8 @@ class AnswerType:
     result: ClassVar[type | None] = None
     #: The argument an answer rewrites for the hooks after it, if any.
     pipes: str | None = None
+    #: What answers of this type may say (for explaining an ignored one).
+    vocabulary: ClassVar[Vocabulary | None] = None
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         """One hook's answer as this event's typed answer, or ``None`` for no opinion.
@@ -47,6 +50,21 @@ class AnswerType:
     def piped(self, answer: Any) -> Any:
         """The new value of :attr:`pipes` an answer carries, or ``None``."""
         return None
+
+    def explain(self, raw: Any) -> str:
+        """Why ``raw`` (which normalised to ``None``) was ignored, with what would have been
+        accepted; ``""`` when it is a plain "no opinion" that needs no warning."""
+        if self.result is not None and isinstance(raw, self.result):
+            return ""
+        if self.vocabulary is None:
+            return ""
+        if isinstance(raw, Mapping) and set(raw) <= self.vocabulary.quiet:
+            return ""  # {} or {"continue": true}: a plain "no opinion"
+        return explain(raw, self.vocabulary, self.result) or self.incomplete(raw)
+
+    def incomplete(self, raw: Any) -> str:
+        """Why a well-formed answer still says nothing (a block without its message, ...)."""
+        return ""
 
     def on_failure(self) -> str:
         """What a hook that raises (or a shell hook that fails) does to this event."""
@@ -95,6 +113,16 @@ class Context(AnswerType):
     a failing ``fail_closed`` hook add their message to it."""
 
     kind = "context"
+    vocabulary = Vocabulary(
+        values={
+            "context": None,
+            "hookSpecificOutput": None,
+            "hook_specific_output": None,
+            "decision": ("block",),
+            "reason": None,
+        },
+        shape="a string, {'context': str} or hookSpecificOutput.additionalContext",
+    )
 
     def __init__(self, *, feedback: bool = False) -> None:
         self.feedback = feedback
@@ -163,6 +191,17 @@ class Transform(AnswerType):
 
     def piped(self, answer: Any) -> Any:
         return answer
+
+    def explain(self, raw: Any) -> str:
+        assert self.pipes is not None
+        if isinstance(raw, Mapping) and not raw:
+            return ""
+        shape = f"a replacement value for `{self.pipes}`, or {{{self.pipes!r}: value}}"
+        if isinstance(raw, Mapping):
+            if self.pipes in raw:
+                return f"{self.pipes!r} holds a {type(raw[self.pipes]).__name__}, not {shape}"
+            return f"none of its keys ({', '.join(map(repr, raw))}) is read; accepted: {shape}"
+        return f"a {type(raw).__name__} ({raw!r:.40}) is not accepted; return {shape}"
 
     def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         return self.neutral(kwargs)

@@ -8,6 +8,7 @@ from typing import Any
 from ..results import CommandDecision
 from .base import AnswerType
 from .dialect import mapping, retag, text
+from .explain import Vocabulary
 
 _RANK = {"deny": 3, "handled": 2, "rewrite": 1, None: 0}
 _NEUTRAL = CommandDecision()
@@ -21,6 +22,25 @@ class CommandAnswers(AnswerType):
 
     kind = "decide"
     result = CommandDecision
+    vocabulary = Vocabulary(
+        values={
+            "decision": ("deny", "block", "handled", "rewrite"),
+            "action": ("deny", "block", "handled", "rewrite"),
+            "message": None,
+            "reason": None,
+            "command_name": None,
+            "raw_args": None,
+        },
+        shape="{'decision': 'deny'|'handled'|'rewrite', 'message': str} (a rewrite names "
+        "'command_name')",
+        synonyms={"refuse": "deny", "reject": "deny", "handle": "handled", "done": "handled"},
+    )
+
+    def incomplete(self, raw: Any) -> str:
+        m = mapping(raw) or {}
+        if "rewrite" in (m.get("decision"), m.get("action")):
+            return "a rewrite needs 'command_name': the command to run instead"
+        return ""
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, CommandDecision):

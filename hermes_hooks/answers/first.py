@@ -14,6 +14,7 @@ from ..results import (
 )
 from .base import AnswerType
 from .dialect import context_of, mapping, retag, specific, text
+from .explain import Vocabulary
 
 _PERMISSIONS: dict[str, PermissionAction] = {
     "allow": "allow",
@@ -31,6 +32,19 @@ class PermissionAnswers(AnswerType):
 
     kind = "first"
     result = PermissionAnswer
+    vocabulary = Vocabulary(
+        values={
+            "action": tuple(_PERMISSIONS),
+            "behavior": tuple(_PERMISSIONS),
+            "hookSpecificOutput.decision.behavior": tuple(_PERMISSIONS),
+            "scope": None,
+            "message": None,
+            "reason": None,
+        },
+        shape="{'action': 'allow'|'deny', 'scope': 'once'|'session'|'always', 'message': str} "
+        "or Claude Code's hookSpecificOutput.decision.behavior",
+        synonyms={"permit": "allow", "accept": "allow", "reject": "deny", "refuse": "deny"},
+    )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, PermissionAnswer):
@@ -64,6 +78,23 @@ class VerifyAnswers(AnswerType):
 
     kind = "first"
     result = VerifyAnswer
+    vocabulary = Vocabulary(
+        values={
+            "action": ("continue", "block"),
+            "decision": ("continue", "block"),
+            "message": None,
+            "reason": None,
+        },
+        shape="{'action': 'continue', 'message': what to do next} or Claude Code's "
+        "{'decision': 'block', 'reason': str}",
+        synonyms={"keep_going": "continue", "retry": "continue", "deny": "block"},
+    )
+
+    def incomplete(self, raw: Any) -> str:
+        m = mapping(raw) or {}
+        if m.get("action") or m.get("decision"):
+            return "a continue needs a non-empty 'message' (or 'reason'): what the agent should do"
+        return ""
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, VerifyAnswer):
@@ -95,6 +126,19 @@ class CompressAnswers(AnswerType):
 
     kind = "first"
     result = CompressAnswer
+    vocabulary = Vocabulary(
+        values={
+            "action": ("block",),
+            "decision": ("block",),
+            "summary": None,
+            "context": None,
+            "message": None,
+            "reason": None,
+            "hookSpecificOutput": None,
+        },
+        shape="{'action': 'block', 'message': str}, {'summary': str} or {'context': str}",
+        synonyms={"deny": "block", "veto": "block", "skip": "block"},
+    )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, CompressAnswer):
@@ -130,6 +174,17 @@ class DispatchAnswers(AnswerType):
 
     kind = "first"
     result = DispatchAnswer
+    vocabulary = Vocabulary(
+        values={"action": ("skip", "rewrite", "allow"), "text": None, "reason": None},
+        shape="{'action': 'skip', 'reason': str}, {'action': 'rewrite', 'text': str} or "
+        "{'action': 'allow'}",
+        synonyms={"drop": "skip", "ignore": "skip", "block": "skip", "deny": "skip"},
+    )
+
+    def incomplete(self, raw: Any) -> str:
+        if (mapping(raw) or {}).get("action") == "rewrite":
+            return "a rewrite needs 'text': the new message text (a string)"
+        return ""
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, DispatchAnswer):

@@ -8,6 +8,7 @@ from typing import Any
 from ..results import PromptDecision, join_texts
 from .base import AnswerType
 from .dialect import first, mapping, retag, specific, text
+from .explain import Vocabulary
 
 _NEUTRAL = PromptDecision()
 
@@ -25,6 +26,23 @@ class PromptAnswers(AnswerType):
     kind = "decide"
     result = PromptDecision
     pipes = "user_message"
+    vocabulary = Vocabulary(
+        values={
+            "action": ("block",),
+            "decision": ("block",),
+            "text": None,
+            "user_message": None,
+            "prompt": None,
+            "context": None,
+            "message": None,
+            "reason": None,
+            "hookSpecificOutput": None,
+            "hook_specific_output": None,
+        },
+        shape="{'action': 'block', 'message': str}, {'text': new prompt}, {'context': str} or "
+        "Claude Code's decision / hookSpecificOutput",
+        synonyms={"deny": "block", "reject": "block", "stop": "block"},
+    )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, PromptDecision):
@@ -64,6 +82,12 @@ class PromptAnswers(AnswerType):
             context=context,
             source=source,
         )
+
+    def incomplete(self, raw: Any) -> str:
+        m = mapping(raw) or {}
+        if m.get("action") == "block" or m.get("decision") == "block" or m.get("continue") is False:
+            return "a block needs a non-empty string 'message' (or 'reason'): the user sees it"
+        return ""
 
     def piped(self, answer: Any) -> Any:
         return answer.text

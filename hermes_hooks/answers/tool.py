@@ -9,6 +9,7 @@ from typing import Any
 from ..results import ToolDecision, join_texts
 from .base import AnswerType
 from .dialect import context_of, first, mapping, retag, specific, text
+from .explain import Vocabulary
 
 _RANK = {"block": 3, "approve": 2, "allow": 1, None: 0}
 _HERMES_ACTIONS = ("block", "approve", "allow", "modify")
@@ -29,6 +30,35 @@ class ToolAnswers(AnswerType):
 
     kind = "decide"
     result = ToolDecision
+    vocabulary = Vocabulary(
+        values={
+            "action": _HERMES_ACTIONS,
+            "decision": ("block", "approve"),
+            "hookSpecificOutput.permissionDecision": ("deny", "ask", "allow", "defer"),
+            "hook_specific_output.permission_decision": ("deny", "ask", "allow", "defer"),
+            "message": None,
+            "args": None,
+            "rule_key": None,
+            "reason": None,
+            "context": None,
+            "stopReason": None,
+        },
+        shape="{'action': 'block', 'message': str} (or 'approve', 'allow', 'modify' with 'args'), "
+        "Claude Code's {'decision': 'block', 'reason': str} or hookSpecificOutput."
+        "permissionDecision",
+        synonyms={
+            "deny": "block",
+            "reject": "block",
+            "refuse": "block",
+            "stop": "block",
+            "ask": "approve",
+            "confirm": "approve",
+            "permit": "allow",
+            "accept": "allow",
+            "rewrite": "modify",
+            "update": "modify",
+        },  # fmt: skip
+    )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, ToolDecision):
@@ -94,6 +124,25 @@ class ToolAnswers(AnswerType):
             context=context,
             source=source,
         )
+
+    def incomplete(self, raw: Any) -> str:
+        m = mapping(raw) or {}
+        spec = specific(m)
+        action = m.get("action")
+        blocks = (
+            action == "block"
+            or m.get("decision") == "block"
+            or first(spec, "permissionDecision", "permission_decision") == "deny"
+            or m.get("continue") is False
+        )
+        if blocks:
+            return (
+                "a block needs a non-empty string message ('message', or 'reason' / "
+                "'permissionDecisionReason'): it is what the model sees as the tool result"
+            )
+        if action == "modify" and not isinstance(m.get("args"), Mapping):
+            return "'modify' needs 'args': a dict of the arguments to change"
+        return ""
 
     def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         if not answers:
