@@ -125,4 +125,5 @@ def load(
     load_plugins(hooks, entry_points=entry_points)
     if builtins:
         load_builtins(hooks)
+    hooks.start_watchdog()
     return hooks

@@ -25,6 +25,7 @@ from typing import Any
 import pluggy
 
 from .manager import HookManager, Impl, Route
+from .watchdog import run_limited
 
 log = logging.getLogger("hermes_hooks")
 
@@ -146,9 +147,12 @@ class Dispatcher:
 
     def _one(self, route: Route, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         try:
-            value = _invoke(impl, kwargs)
-            if impl.is_async or _is_awaitable(value):
-                value = resolve(value)
+            if impl.timeout is not None:
+                value = run_limited(impl, lambda: _invoke(impl, kwargs), resolve)
+            else:
+                value = _invoke(impl, kwargs)
+                if impl.is_async or _is_awaitable(value):
+                    value = resolve(value)
             return None if value is None else self._read(route, impl, value)
         except (Exception, SystemExit) as exc:
             return self._failed(route, impl, exc)
@@ -164,6 +168,9 @@ class Dispatcher:
             try:
                 if impl.simple:
                     value = impl.fn(*map(get, impl.argnames))
+                elif impl.timeout is not None:
+                    slots.append(self._one(route, impl, kwargs, resolve))
+                    continue
                 elif impl.all_kwargs:
                     value = impl.fn(**kwargs)
                 else:

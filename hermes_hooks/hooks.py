@@ -7,6 +7,7 @@ dispatcher, and offers the typed helpers hosts call at each hook site.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,9 @@ from .results import (
     ToolDecision,
     VerifyAnswer,
 )
+from .watchdog import DEFAULT_WATCHDOG, Watchdog
+
+log = logging.getLogger("hermes_hooks")
 
 
 class Hooks:
@@ -50,7 +54,11 @@ class Hooks:
         self.host = host
         self.config_errors: list[str] = []
         raw = self.config.get("fail_closed_events") or []
-        self.manager = HookManager(fail_closed_events=raw if isinstance(raw, list) else [])
+        self.manager = HookManager(
+            fail_closed_events=raw if isinstance(raw, list) else [],
+            hook_timeout=_seconds(self.config, "hook_callback_timeout", None),
+        )
+        self.watchdog: Watchdog | None = None
         self._dispatch = Dispatcher(self.manager)
         self.registries = PluginRegistries()
         self.bus = EventBus()
@@ -304,8 +312,20 @@ class Hooks:
             env.update(source.session_env(session_id))
         return env
 
+    def start_watchdog(self) -> Watchdog | None:
+        """Start reporting in-process hooks stuck longer than ``plugins.hook_watchdog_seconds``
+        (30 by default; 0 turns it off). :func:`hermes_hooks.load` calls this."""
+        threshold = _seconds(self.config, "hook_watchdog_seconds", DEFAULT_WATCHDOG)
+        if threshold is None or self.watchdog is not None:
+            return self.watchdog
+        self.watchdog = Watchdog(self.manager, threshold)
+        self.watchdog.start()
+        return self.watchdog
+
     def close(self) -> None:
-        """Release what hook sources hold (processes, threads)."""
+        """Release what hook sources hold (processes, threads) and stop the watchdog."""
+        if self.watchdog is not None:
+            self.watchdog.stop()
         for source in self.sources():
             source.close()
 
@@ -324,6 +344,20 @@ class Hooks:
     def registered_by(self, name: str) -> dict[str, list[str]]:
         """What plugin ``name`` put in the registries (tools, commands, skills, ...)."""
         return self.registries.registered_by(name)
+
+
+def _seconds(config: Mapping[str, Any], key: str, default: float | None) -> float | None:
+    """``plugins.<key>`` in seconds (0: off -> ``None``); a bad value is reported, not used."""
+    plugins = config.get("plugins")
+    value = plugins.get(key, default) if isinstance(plugins, Mapping) else default
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        log.warning(
+            "config plugins.%s: %r is not a number of seconds (0 = off); ignored", key, value
+        )
+        return default
+    return float(value) or None
 
 
 __all__ = ["Hooks", "run_sync"]

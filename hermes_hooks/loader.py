@@ -52,6 +52,7 @@ class Candidate:
     manifest_error: str | None = None
     priority: int = 0
     fail_closed: bool = False
+    timeout: float | None = None
 
 
 def slug(name: str) -> str:
@@ -107,6 +108,7 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 version=str(manifest["version"]) if manifest.get("version") is not None else None,
                 priority=_int(manifest.get("priority"), f"{manifest_file} priority"),
                 fail_closed=bool(manifest.get("fail_closed", False)),
+                timeout=_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
             )
         )
     return found
@@ -119,6 +121,15 @@ def _int(value: Any, where: str) -> int:
         log.warning("%s: %r is not an integer; using 0", where, value)
         return 0
     return value
+
+
+def _seconds(value: Any, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        log.warning("%s: %r is not a number of seconds (0 = no limit); ignored", where, value)
+        return None
+    return float(value) or None
 
 
 def scan_entry_points() -> list[Candidate]:
@@ -266,6 +277,7 @@ def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
         "source": cand.source,
         "fail_closed": cand.fail_closed,
         "priority": cand.priority,
+        "timeout": cand.timeout,
         "path": cand.path,
         "version": cand.version,
         "description": str(cand.manifest.get("description", "")),

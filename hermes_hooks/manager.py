@@ -47,6 +47,7 @@ class PluginRecord:
     distribution: str | None = None
     fail_closed: bool = False
     priority: int = 0
+    timeout: float | None = None
     description: str = ""
     manifest: dict[str, Any] = field(default_factory=dict)
     plugin: Any = None
@@ -78,7 +79,8 @@ class Impl:
     fail_closed: bool
     is_async: bool
     impl: Any  # pluggy's HookImpl
-    simple: bool  # positional call, sync, no keyword-only extras: the fast path
+    simple: bool  # positional call, sync, no keyword-only extras, no time limit: the fast path
+    timeout: float | None = None  # seconds; None: no limit
 
 
 @dataclass(frozen=True)
@@ -123,8 +125,12 @@ class HookManager(pluggy.PluginManager):
     with :meth:`add_hookspecs`. ``records`` describe every plugin, loaded or not.
     """
 
-    def __init__(self, fail_closed_events: Iterable[str] = ()) -> None:
+    def __init__(
+        self, fail_closed_events: Iterable[str] = (), hook_timeout: float | None = None
+    ) -> None:
         super().__init__(PROJECT)
+        #: The time limit of every in-process hook without its own (``hook_callback_timeout``).
+        self.hook_timeout = hook_timeout
         self._lock = threading.RLock()
         self.records: dict[str, PluginRecord] = {}
         self.failures: Counter[tuple[str, str]] = Counter()
@@ -206,6 +212,7 @@ class HookManager(pluggy.PluginManager):
         source: str = "python",
         fail_closed: bool = False,
         priority: int = 0,
+        timeout: float | None = None,
         path: str | None = None,
         version: str | None = None,
         description: str = "",
@@ -247,6 +254,7 @@ class HookManager(pluggy.PluginManager):
                 source=source,
                 fail_closed=fail_closed,
                 priority=priority,
+                timeout=timeout,
                 path=path,
                 version=version,
                 description=description,
@@ -359,6 +367,10 @@ class HookManager(pluggy.PluginManager):
         all_kwargs = callback is not None or _accepts_var_keyword(fn)
         is_async = inspect.iscoroutinefunction(target)
         kwargnames = () if callback is not None else tuple(impl.kwargnames)
+        # Sources (shell hooks, gateway hooks) enforce their own hooks' limits.
+        timeout = None
+        if rec is None or rec.hook_source is None:
+            timeout = rec.timeout if rec is not None and rec.timeout else self.hook_timeout
         return Impl(
             fn=target,
             argnames=() if callback is not None else tuple(impl.argnames),
@@ -369,5 +381,6 @@ class HookManager(pluggy.PluginManager):
             fail_closed=fail_closed,
             is_async=is_async,
             impl=impl,
-            simple=not all_kwargs and not kwargnames and not is_async,
+            simple=not all_kwargs and not kwargnames and not is_async and not timeout,
+            timeout=timeout,
         )

@@ -359,3 +359,118 @@ def test_hermes_callbacks_on_post_tool_call_are_ignored_silently_as_in_hermes(ho
     ctx.commit(source="python")
     assert hooks.post_tool_call(tool_name="t", result="r") is None
     assert not [r for r in caplog.records if "was ignored" in r.getMessage()]
+
+
+# ---------------------------------------------------------------- time limits and the watchdog
+
+
+def test_a_sync_hook_past_its_limit_is_abandoned_and_reported_with_its_stack(
+    home, plugin_dir, caplog
+):
+    plugin_dir(
+        "sleepy",
+        """
+        import threading
+        RELEASE = threading.Event()
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def pre_tool_call():
+            RELEASE.wait(30)
+            return {"action": "block", "message": "too late"}
+        """,
+        manifest="name: sleepy\ntimeout: 0.3\n",
+    )
+    plugin_dir(
+        "guard",
+        "from hermes_hooks import hookimpl\n\n@hookimpl\ndef pre_tool_call():\n    return {'action': 'allow'}\n",
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    import hermes_plugins.sleepy as sleepy
+
+    try:
+        decision = hooks.pre_tool_call(tool_name="t")
+    finally:
+        sleepy.RELEASE.set()
+    assert decision.action == "allow"  # the other hook's answer is kept
+    assert hooks.failures[("sleepy", "pre_tool_call")] == 1
+    message = next(r.getMessage() for r in caplog.records if "sleepy" in r.getMessage())
+    assert "no answer within 0.3s" in message and "RELEASE.wait" in message
+
+
+def test_a_fail_closed_hook_past_its_limit_blocks(home, plugin_dir):
+    plugin_dir(
+        "guard",
+        """
+        import time
+        from hermes_hooks import hookimpl
+
+        @hookimpl
+        def pre_tool_call():
+            time.sleep(2)
+        """,
+        manifest="name: guard\ntimeout: 0.2\nfail_closed: true\n",
+    )
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
+    decision = hooks.pre_tool_call(tool_name="t")
+    assert decision.action == "block" and "guard" in decision.message
+
+
+def test_hook_callback_timeout_applies_to_every_in_process_hook_and_cancels_async_ones(home):
+    cancelled = []
+
+    class Slow:
+        @hookimpl
+        async def pre_llm_call(self):
+            import asyncio
+
+            try:
+                await asyncio.sleep(30)
+            except asyncio.CancelledError:
+                cancelled.append(True)
+                raise
+
+    hooks = hermes_hooks.load(
+        home, {"plugins": {"hook_callback_timeout": 0.2}}, entry_points=False, builtins=False
+    )
+    hooks.register(Slow(), "slow")
+    assert hooks.pre_llm_call(user_message="x") is None
+    assert cancelled == [True]
+    assert hooks.failures[("slow", "pre_llm_call")] == 1
+
+
+def test_the_watchdog_reports_a_hook_stuck_without_a_limit(home, caplog):
+    import threading
+
+    release = threading.Event()
+
+    class Stuck:
+        @hookimpl
+        def pre_llm_call(self):
+            release.wait(10)
+            return "late but fine"
+
+    hooks = hermes_hooks.load(
+        home, {"plugins": {"hook_watchdog_seconds": 0.3}}, entry_points=False, builtins=False
+    )
+    hooks.register(Stuck(), "stuck")
+    worker = threading.Thread(target=lambda: hooks.pre_llm_call(user_message="x"))
+    worker.start()
+    try:
+        for _ in range(100):
+            if hooks.watchdog.reports:
+                break
+            release.wait(0.05)
+    finally:
+        release.set()
+        worker.join(5)
+        hooks.close()
+    name, seconds, stack = hooks.watchdog.reports[0]
+    assert name == "stuck" and seconds >= 0.3 and "release.wait" in stack
+    assert any("has been running for" in r.getMessage() for r in caplog.records)
+
+
+def test_no_limit_keeps_the_fast_path(hooks):
+    hooks.register(plugin(pre_tool_call=lambda tool_name: None), "fast")
+    (impl,) = hooks.manager.plan("pre_tool_call")
+    assert impl.simple and impl.timeout is None
