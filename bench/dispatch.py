@@ -145,8 +145,9 @@ def measure_limit(number: int, repeat: int) -> dict[str, float]:
     for label, timeout in (("none", None), ("limit", 5.0)):
         hooks = Hooks()
         hooks.register(make_native("pre_tool_call"), "p", timeout=timeout)
-        call = hooks.call
-        out[label] = best(lambda: call("pre_tool_call", **kw), max(1, number // 20), repeat)
+        out[label] = best(
+            lambda call=hooks.call: call("pre_tool_call", **kw), max(1, number // 20), repeat
+        )
     return out
 
 
