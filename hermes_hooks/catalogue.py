@@ -56,6 +56,14 @@ class EventInfo:
         return self.meta.answer.can_block
 
     @property
+    def required(self) -> tuple[str, ...]:
+        """The arguments a host must pass: the spec's ``required``, and a transform's value."""
+        names = list(self.meta.required)
+        if self.value is not None and self.value not in names:
+            names.append(self.value)
+        return tuple(names)
+
+    @property
     def example(self) -> Mapping[str, Any]:
         return self.meta.example
 

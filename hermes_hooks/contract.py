@@ -126,6 +126,7 @@ class EventMeta:
     on this event, so we do too for Hermes-style plugins. ``plain_text_context``: a shell hook's
     plain (non-JSON) stdout is context for the model, as in Claude Code. ``subtypes``: the event
     types one event carries (``gateway_event``'s ``agent:start``, ...) with their context keys.
+    ``required``: the arguments a host must pass (a transform's value always is).
     """
 
     answer: AnswerType
@@ -136,6 +137,7 @@ class EventMeta:
     hermes_returns_ignored: bool = False
     plain_text_context: bool = False
     subtypes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:

@@ -7,30 +7,25 @@ dispatcher, and offers the typed helpers hosts call at each hook site.
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .bus import EventBus
+from .catalogue import EventInfo
 from .dispatch import Dispatcher, run_sync
 from .manager import HookManager, PluginRecord
 from .registries import PluginRegistries
-from .results import (
-    CommandDecision,
-    CompressAnswer,
-    DispatchAnswer,
-    PermissionAnswer,
-    PromptDecision,
-    ToolDecision,
-    VerifyAnswer,
-)
+from .results import CommandDecision
+from .typed import TypedHelpers
 from .watchdog import DEFAULT_WATCHDOG, Watchdog
 
 log = logging.getLogger("hermes_hooks")
 
 
-class Hooks:
+class Hooks(TypedHelpers):
     """The loaded hook system of one agent runtime.
 
     Build one with :func:`hermes_hooks.load`; a bare ``Hooks()`` has the event catalogue and no
@@ -215,84 +210,16 @@ class Hooks:
         )
         return result
 
-    # ------------------------------------------------------------------ typed helpers
-
-    def pre_tool_call(self, **kwargs: Any) -> ToolDecision:
-        """Fire ``pre_tool_call``; see the event's docs. Returns a :class:`ToolDecision`."""
-        result: ToolDecision = self.call("pre_tool_call", **kwargs)
-        return result
-
-    def post_tool_call(self, **kwargs: Any) -> str | None:
-        """Fire ``post_tool_call``; returns feedback text for the model, or ``None``."""
-        result: str | None = self.call("post_tool_call", **kwargs)
-        return result
-
-    def transform_tool_result(self, **kwargs: Any) -> str:
-        """Fire ``transform_tool_result``; returns the (possibly rewritten) result."""
-        result: str = self.call("transform_tool_result", **kwargs)
-        return result
-
-    def transform_terminal_output(self, **kwargs: Any) -> str:
-        """Fire ``transform_terminal_output``; returns the (possibly rewritten) output."""
-        result: str = self.call("transform_terminal_output", **kwargs)
-        return result
-
-    def pre_llm_call(self, **kwargs: Any) -> str | None:
-        """Fire ``pre_llm_call``; returns the joined context text, or ``None``."""
-        result: str | None = self.call("pre_llm_call", **kwargs)
-        return result
-
-    def post_llm_call(self, **kwargs: Any) -> None:
-        """Fire ``post_llm_call`` (observers)."""
-        self.call("post_llm_call", **kwargs)
-
-    def transform_llm_output(self, **kwargs: Any) -> str:
-        """Fire ``transform_llm_output``; returns the (possibly rewritten) response text."""
-        result: str = self.call("transform_llm_output", **kwargs)
-        return result
-
-    def user_prompt_submit(self, **kwargs: Any) -> PromptDecision:
-        """Fire ``user_prompt_submit``; returns a :class:`PromptDecision`."""
-        result: PromptDecision = self.call("user_prompt_submit", **kwargs)
-        return result
-
-    def transform_messages(self, **kwargs: Any) -> list[Any]:
-        """Fire ``transform_messages``; returns the (possibly rewritten) message list."""
-        result: list[Any] = self.call("transform_messages", **kwargs)
-        return result
-
-    def pre_verify(self, **kwargs: Any) -> VerifyAnswer | None:
-        """Fire ``pre_verify``; a :class:`VerifyAnswer` keeps the agent working."""
-        result: VerifyAnswer | None = self.call("pre_verify", **kwargs)
-        return result
-
-    def on_session_start(self, **kwargs: Any) -> str | None:
-        """Fire ``on_session_start``; returns context text to inject once, or ``None``."""
-        result: str | None = self.call("on_session_start", **kwargs)
-        return result
-
-    def on_session_end(self, **kwargs: Any) -> None:
-        """Fire ``on_session_end`` (observers)."""
-        self.call("on_session_end", **kwargs)
-
-    def pre_compress(self, **kwargs: Any) -> CompressAnswer | None:
-        """Fire ``pre_compress``; returns a :class:`CompressAnswer` or ``None``."""
-        result: CompressAnswer | None = self.call("pre_compress", **kwargs)
-        return result
-
-    def permission_request(self, **kwargs: Any) -> PermissionAnswer | None:
-        """Fire ``permission_request``; returns a :class:`PermissionAnswer` or ``None``."""
-        result: PermissionAnswer | None = self.call("permission_request", **kwargs)
-        return result
-
-    def pre_gateway_dispatch(self, **kwargs: Any) -> DispatchAnswer | None:
-        """Fire ``pre_gateway_dispatch``; returns a :class:`DispatchAnswer` or ``None``."""
-        result: DispatchAnswer | None = self.call("pre_gateway_dispatch", **kwargs)
-        return result
-
-    def notification(self, **kwargs: Any) -> None:
-        """Fire ``notification`` (observers)."""
-        self.call("notification", **kwargs)
+    def _fire(self, event: str, kwargs: dict[str, Any]) -> Any:
+        """What every typed helper (:mod:`hermes_hooks.typed`) does: check the required
+        arguments, then :meth:`call`."""
+        route = self.manager.routes[event]
+        for name in route.required:
+            if name not in kwargs:
+                raise missing_argument(route.info, name, kwargs)
+        if not route.plan:
+            return route.neutral(kwargs)
+        return self._dispatch.run(route, kwargs)
 
     # ------------------------------------------------------------------ host interface
 
@@ -344,6 +271,14 @@ class Hooks:
     def registered_by(self, name: str) -> dict[str, list[str]]:
         """What plugin ``name`` put in the registries (tools, commands, skills, ...)."""
         return self.registries.registered_by(name)
+
+
+def missing_argument(info: EventInfo, name: str, given: Mapping[str, Any]) -> TypeError:
+    """The ``TypeError`` for a required argument the host did not pass."""
+    strays = [k for k in given if k not in info.args]
+    guess = difflib.get_close_matches(name, strays, n=1, cutoff=0.5)
+    hint = f" (you passed {guess[0]!r}: did you mean {name!r}?)" if guess else ""
+    return TypeError(f"{info.name}() missing required argument {name!r}{hint}")
 
 
 def _seconds(config: Mapping[str, Any], key: str, default: float | None) -> float | None:

@@ -95,6 +95,7 @@ class Route:
     combine: Callable[[Any, Any], Any]
     neutral: Callable[[Any], Any]
     hermes_ignored: bool
+    required: tuple[str, ...]
 
     @classmethod
     def of(cls, info: EventInfo, plan: tuple[Impl, ...]) -> Route:
@@ -107,6 +108,7 @@ class Route:
             combine=answer.combine,
             neutral=answer.neutral,
             hermes_ignored=info.meta.hermes_returns_ignored,
+            required=info.required,
         )
 
 

@@ -32,6 +32,7 @@ def event(
     hermes_returns_ignored: bool = False,
     plain_text_context: bool = False,
     subtypes: Mapping[str, tuple[str, ...]] | None = None,
+    required: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
     """Declare a hookspec as an event: its answer type (see :mod:`hermes_hooks.answers`; the
     type's kind decides how hooks combine, and ``first`` kinds are pluggy ``firstresult``), the
@@ -50,9 +51,14 @@ def event(
         hermes_returns_ignored=hermes_returns_ignored,
         plain_text_context=plain_text_context,
         subtypes=dict(subtypes or {}),
+        required=tuple(required),
     )
 
     def deco(fn: F) -> F:
+        params = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+        unknown = [name for name in required if name not in params]
+        if unknown:
+            raise ValueError(f"{fn.__name__}: required names no argument: {unknown}")
         # What a failure does is the answer type's to say; the docstring states it from there.
         fn.__doc__ = _with_failure(fn.__doc__ or "", answer.on_failure())
         fn.hermes_event = meta  # type: ignore[attr-defined]  # read back by the catalogue

@@ -6,4 +6,4 @@ by :mod:`hermes_hooks.catalogue`; nothing repeats them.
 """
 
 #: Family modules, in the order the catalogue lists them.
-FAMILIES = ("tools", "llm", "session", "approvals", "gateway", "kanban")
+FAMILIES = ("tools", "llm", "api", "session", "compaction", "approvals", "gateway", "kanban")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Observe, PermissionAnswers
 from hermes_hooks.contract import ClaudeEvent, const
 from hermes_hooks.markers import event
+from hermes_hooks.results import PermissionAnswer
 
 
 @event(
@@ -38,7 +40,7 @@ def permission_request(
     session_key: str,
     surface: str,
     transcript_path: str | None,
-) -> Any:
+) -> PermissionAnswer | Mapping[str, Any] | None:
     """Called when the host is about to ask a human to approve a tool call; may answer for them.
 
     :param tool_name: the tool awaiting approval. :param args: its arguments.

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from hermes_hooks.answers import CommandAnswers, DispatchAnswers
 from hermes_hooks.markers import event
+from hermes_hooks.results import CommandDecision, DispatchAnswer
 
 #: The event types ``hooks.emit`` carries (what Hermes Agent's gateway fires), with the context
 #: keys each passes. ``command:*`` stands for every ``command:<name>``. HOOK.yaml validation and
@@ -52,7 +54,7 @@ GATEWAY_EVENTS: dict[str, tuple[str, ...]] = {
 )
 def pre_gateway_dispatch(
     event: Any, gateway: Any, session_store: Any, transcript_path: str | None
-) -> Any:
+) -> DispatchAnswer | Mapping[str, Any] | None:
     """Called once per incoming chat message, before authorisation and before the agent sees it.
 
     :param event: the host's message event (has ``text``, ``platform``, ``user_id``, ...).
@@ -81,7 +83,9 @@ def pre_gateway_dispatch(
         "context": {"platform": "telegram", "user_id": "42", "command": "reset", "args": ""},
     },
 )
-def gateway_event(event_type: str, context: dict[str, Any], transcript_path: str | None) -> Any:
+def gateway_event(
+    event_type: str, context: dict[str, Any], transcript_path: str | None
+) -> CommandDecision | Mapping[str, Any] | Awaitable[Any] | None:
     """Called by ``await hooks.emit(event_type, context)`` for every gateway lifecycle event.
 
     This is the bridge to ``HOOK.yaml`` + ``handler.py`` gateway hooks, and Python plugins may

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, Observe, PromptAnswers, Transform, VerifyAnswers
 from hermes_hooks.contract import ClaudeEvent, arg, flag, optional
 from hermes_hooks.markers import event
+from hermes_hooks.results import PromptDecision, VerifyAnswer
 
 
 @event(
@@ -36,7 +38,7 @@ def pre_llm_call(
     platform: str,
     sender_id: str,
     transcript_path: str | None,
-) -> Any:
+) -> str | Mapping[str, Any] | None:
     """Called once per user turn, before the first model call of the turn.
 
     :param session_id: the conversation.
@@ -121,7 +123,7 @@ def post_llm_call(
 )
 def transform_llm_output(
     response_text: str, session_id: str, model: str, platform: str, transcript_path: str | None
-) -> Any:
+) -> str | Mapping[str, Any] | None:
     """Called before the model's final answer is shown to the user; may rewrite it.
 
     :param response_text: the current answer text (after earlier hooks' rewrites).
@@ -143,6 +145,7 @@ def transform_llm_output(
 
 @event(
     PromptAnswers(),
+    required=("user_message",),
     claude=(ClaudeEvent("UserPromptSubmit", fields={"prompt": arg("user_message")}),),
     aliases=("on_user_input",),
     plain_text_context=True,
@@ -161,7 +164,7 @@ def user_prompt_submit(
     platform: str,
     sender_id: str,
     transcript_path: str | None,
-) -> Any:
+) -> PromptDecision | Mapping[str, Any] | str | None:
     """Called when the user submits a prompt, before the agent sees it.
 
     :param user_message: the prompt (after earlier hooks' rewrites).
@@ -208,7 +211,7 @@ def transform_messages(
     task_id: str,
     model: str,
     transcript_path: str | None,
-) -> Any:
+) -> list[dict[str, Any]] | Mapping[str, Any] | None:
     """Called before every model call with the message list about to be sent; may rewrite it.
 
     :param messages: the current message list (after earlier hooks' rewrites). Return a new list
@@ -262,7 +265,7 @@ def pre_verify(
     changed_paths: list[str],
     stop_hook_active: bool,
     transcript_path: str | None,
-) -> Any:
+) -> VerifyAnswer | Mapping[str, Any] | None:
     """Called when the agent is about to stop and answer; may keep it working.
 
     :param session_id: the conversation.
@@ -288,199 +291,4 @@ def pre_verify(
         def pre_verify(coding, attempt):
             if coding and attempt == 0:
                 return {"action": "continue", "message": "Run the test suite before finishing."}
-    """
-
-
-_API_EXAMPLE = {
-    "session_id": "test-session",
-    "task_id": "test-task",
-    "turn_id": "test-turn",
-    "api_request_id": "test-request",
-    "platform": "cli",
-    "model": "claude-sonnet-4-6",
-    "provider": "anthropic",
-    "base_url": "https://api.anthropic.com",
-    "api_mode": "anthropic_messages",
-    "api_call_count": 1,
-}
-
-
-@event(
-    Observe(),
-    example={
-        **_API_EXAMPLE,
-        "message_count": 4,
-        "tool_count": 12,
-        "approx_input_tokens": 2048,
-        "request_char_count": 8192,
-        "max_tokens": 4096,
-    },
-)
-def pre_api_request(
-    session_id: str,
-    task_id: str,
-    turn_id: str,
-    api_request_id: str,
-    platform: str,
-    model: str,
-    provider: str,
-    base_url: str,
-    api_mode: str,
-    api_call_count: int,
-    message_count: int,
-    tool_count: int,
-    approx_input_tokens: int,
-    request_char_count: int,
-    max_tokens: int,
-    started_at: float,
-    request: dict[str, Any],
-    request_messages: list[dict[str, Any]],
-    conversation_history: list[dict[str, Any]],
-    user_message: str,
-    middleware_trace: list[dict[str, Any]],
-    transcript_path: str | None,
-) -> None:
-    """Called before every HTTP request to the model provider (several per turn with tools).
-
-    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
-    :param api_request_id: this request's id.
-    :param platform: where the user is. :param model: the model. :param provider: the provider.
-    :param base_url: the provider's endpoint. :param api_mode: the wire API in use.
-    :param api_call_count: the request's number within the turn.
-    :param message_count: messages sent. :param tool_count: tools offered.
-    :param approx_input_tokens: estimated prompt size. :param request_char_count: request size.
-    :param max_tokens: the output budget. :param started_at: a ``time.time()`` stamp.
-    :param request: the request body. :param request_messages: the messages in it.
-    :param conversation_history: the session's messages. :param user_message: the turn's prompt.
-    :param middleware_trace: what the host's middleware did.
-    :param transcript_path: the host's transcript file, when it keeps one.
-
-    Return values are ignored; every hook runs.
-
-    Example::
-
-        @hookimpl
-        def pre_api_request(model, approx_input_tokens):
-            metrics.gauge("prompt_tokens", approx_input_tokens, tags={"model": model})
-    """
-
-
-@event(
-    Observe(),
-    example={
-        **_API_EXAMPLE,
-        "api_duration": 1.234,
-        "finish_reason": "stop",
-        "message_count": 4,
-        "response_model": "claude-sonnet-4-6",
-        "usage": {"input_tokens": 2048, "output_tokens": 512},
-        "assistant_content_chars": 1200,
-        "assistant_tool_call_count": 0,
-    },
-)
-def post_api_request(
-    session_id: str,
-    task_id: str,
-    turn_id: str,
-    api_request_id: str,
-    platform: str,
-    model: str,
-    provider: str,
-    base_url: str,
-    api_mode: str,
-    api_call_count: int,
-    api_duration: float,
-    finish_reason: str,
-    message_count: int,
-    response_model: str,
-    usage: dict[str, Any],
-    assistant_content_chars: int,
-    assistant_tool_call_count: int,
-    assistant_message: dict[str, Any],
-    response: Any,
-    started_at: float,
-    ended_at: float,
-    transcript_path: str | None,
-) -> None:
-    """Called after every successful HTTP request to the model provider.
-
-    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
-    :param api_request_id: the request's id. :param platform: where the user is.
-    :param model: the model asked. :param provider: the provider. :param base_url: the endpoint.
-    :param api_mode: the wire API. :param api_call_count: the request's number within the turn.
-    :param api_duration: seconds the request took. :param finish_reason: why the model stopped.
-    :param message_count: messages sent. :param response_model: the model that answered.
-    :param usage: token counts. :param assistant_content_chars: answer size.
-    :param assistant_tool_call_count: tool calls in the answer.
-    :param assistant_message: the answer message. :param response: the raw response object.
-    :param started_at: start stamp. :param ended_at: end stamp.
-    :param transcript_path: the host's transcript file, when it keeps one.
-
-    Return values are ignored; every hook runs.
-
-    Example::
-
-        @hookimpl
-        def post_api_request(usage, model):
-            costs.add(model, usage)
-    """
-
-
-@event(
-    Observe(),
-    example={
-        **_API_EXAMPLE,
-        "api_duration": 30.0,
-        "error": "ReadTimeout",
-        "reason": "timeout",
-        "status_code": None,
-        "retryable": True,
-        "retry_count": 1,
-        "max_retries": 3,
-    },
-)
-def api_request_error(
-    session_id: str,
-    task_id: str,
-    turn_id: str,
-    api_request_id: str,
-    platform: str,
-    model: str,
-    provider: str,
-    base_url: str,
-    api_mode: str,
-    api_call_count: int,
-    api_duration: float,
-    error: str,
-    reason: str,
-    status_code: int | None,
-    retryable: bool,
-    retry_count: int,
-    max_retries: int,
-    request: dict[str, Any],
-    started_at: float,
-    ended_at: float,
-    transcript_path: str | None,
-) -> None:
-    """Called when an HTTP request to the model provider failed (before any retry).
-
-    :param session_id: the conversation. :param task_id: the task. :param turn_id: the turn.
-    :param api_request_id: the request's id. :param platform: where the user is.
-    :param model: the model. :param provider: the provider. :param base_url: the endpoint.
-    :param api_mode: the wire API. :param api_call_count: the request's number within the turn.
-    :param api_duration: seconds until the failure. :param error: the error text.
-    :param reason: a short classification (``"timeout"``, ``"rate_limit"``, ...).
-    :param status_code: the HTTP status, when there was one. :param retryable: whether the host
-        will retry. :param retry_count: retries so far. :param max_retries: the retry budget.
-    :param request: the request body. :param started_at: start stamp. :param ended_at: end stamp.
-    :param transcript_path: the host's transcript file, when it keeps one.
-
-    Return values are ignored; every hook runs.
-
-    Example::
-
-        @hookimpl
-        def api_request_error(provider, status_code):
-            if status_code == 429:
-                alerts.send(f"{provider} is rate limiting us")
     """

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, ToolAnswers, Transform
 from hermes_hooks.contract import ClaudeEvent, arg, either, flag, tool_response
 from hermes_hooks.markers import event
+from hermes_hooks.results import ToolDecision
 
 
 @event(
     ToolAnswers(),
+    required=("tool_name", "args"),
     claude=(
         ClaudeEvent(
             "PreToolUse",
@@ -42,7 +45,7 @@ def pre_tool_call(
     api_request_id: str,
     middleware_trace: list[dict[str, Any]],
     transcript_path: str | None,
-) -> Any:
+) -> ToolDecision | Mapping[str, Any] | None:
     """Called before the host runs a tool, once per tool call.
 
     :param tool_name: the host's name of the tool (``"terminal"``, ``"write_file"``, ...).
@@ -84,6 +87,7 @@ def pre_tool_call(
 
 @event(
     Context(feedback=True),
+    required=("tool_name", "result"),
     claude=(
         ClaudeEvent(
             "PostToolUse",
@@ -138,7 +142,7 @@ def post_tool_call(
     error_message: str | None,
     middleware_trace: list[dict[str, Any]],
     transcript_path: str | None,
-) -> Any:
+) -> str | Mapping[str, Any] | None:
     """Called after a tool call finished, failed or was blocked.
 
     :param tool_name: the tool's name, as in :func:`pre_tool_call`.
@@ -205,7 +209,7 @@ def transform_tool_result(
     error_type: str | None,
     error_message: str | None,
     transcript_path: str | None,
-) -> Any:
+) -> str | Mapping[str, Any] | None:
     """Called after a tool returned, before the model sees its result; may rewrite it.
 
     :param tool_name: the tool's name.
@@ -250,7 +254,7 @@ def transform_terminal_output(
     task_id: str,
     env_type: str,
     transcript_path: str | None,
-) -> Any:
+) -> str | Mapping[str, Any] | None:
     """Called after the terminal tool ran a command, before its output is packaged for the model.
 
     :param command: the command line that ran.

@@ -144,7 +144,7 @@ def test_register_hook_accepts_aliases(hooks):
     ctx = PluginContext(hooks, "p")
     ctx.register_hook("PreToolUse", lambda **kw: {"action": "block", "message": "aliased"})
     commit(ctx)
-    assert hooks.pre_tool_call(tool_name="t").message == "aliased"
+    assert hooks.pre_tool_call(tool_name="t", args={}).message == "aliased"
 
 
 def test_event_bus_listeners_from_plugins(hooks):

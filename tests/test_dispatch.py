@@ -249,7 +249,7 @@ def test_native_impl_gets_none_for_arguments_the_host_omitted(hooks):
         ),
         "p",
     )
-    assert hooks.pre_tool_call(tool_name="t").message == "t|None"
+    assert hooks.call("pre_tool_call", tool_name="t").message == "t|None"
 
 
 def test_native_impl_with_var_keyword_gets_everything(hooks):
@@ -317,7 +317,7 @@ def test_fail_closed_events_from_config(tmp_path):
 
     hooks.register(plugin(user_prompt_submit=bad, pre_tool_call=bad), "p")
     assert hooks.user_prompt_submit(user_message="x").action == "block"
-    assert hooks.pre_tool_call(tool_name="t").action is None  # that event still fails open
+    assert hooks.pre_tool_call(tool_name="t", args={}).action is None  # that event still fails open
 
 
 def test_failed_hook_does_not_stop_transform(hooks):

@@ -203,12 +203,18 @@ def test_callbacks_receive_every_keyword_the_host_passes(home, plugin_dir):
     )
     hooks = load(home)
     hooks.post_tool_call(
-        tool_name="t", args={}, task_id="1", completed=True, telemetry_schema_version=2, extra="x"
+        tool_name="t",
+        args={},
+        result="r",
+        task_id="1",
+        completed=True,
+        telemetry_schema_version=2,
+        extra="x",
     )
     import sys
 
     seen = sys.modules["hermes_plugins.strict"].seen
-    assert seen == {"completed": True, "v": 2, "extra": "x"}
+    assert seen == {"completed": True, "v": 2, "extra": "x", "result": "r"}
 
 
 def test_post_tool_call_return_of_hermes_callback_is_ignored(home, plugin_dir):

@@ -116,7 +116,7 @@ def test_unregister_removes_the_hookimpl_companion(home, plugin_dir):
         """,
     )
     hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
-    assert hooks.pre_tool_call(tool_name="t").action == "block"
+    assert hooks.pre_tool_call(tool_name="t", args={}).action == "block"
     assert hooks.pre_llm_call() == "from register"
     hooks.unregister("both")
     assert not hooks.has_hook("pre_tool_call")
@@ -131,10 +131,10 @@ def test_hookcall_monitoring_sees_every_dispatch(hooks):
         lambda name, impls, kwargs: seen.append(("before", name, len(impls))),
         lambda outcome, name, impls, kwargs: seen.append(("after", name, outcome.get_result())),
     )
-    decision = hooks.pre_tool_call(tool_name="t")
+    decision = hooks.pre_tool_call(tool_name="t", args={})
     assert seen == [("before", "pre_tool_call", 1), ("after", "pre_tool_call", decision)]
     undo()
-    hooks.pre_tool_call(tool_name="t")
+    hooks.pre_tool_call(tool_name="t", args={})
     assert len(seen) == 2
 
 
@@ -163,7 +163,7 @@ def test_typed_answer_with_unknown_action_is_refused_at_construction():
 def test_a_bad_typed_answer_costs_only_its_own_hook(hooks):
     hooks.register(plugin(pre_tool_call=lambda: ToolDecision(action="deny")), "bad")
     hooks.register(plugin(pre_tool_call=block("the guard")), "guard")
-    decision = hooks.pre_tool_call(tool_name="t")
+    decision = hooks.pre_tool_call(tool_name="t", args={})
     assert decision.action == "block" and decision.message == "the guard"
     assert hooks.failures[("bad", "pre_tool_call")] == 1
 
@@ -175,7 +175,7 @@ def test_an_answer_that_breaks_its_reader_costs_only_its_own_hook(hooks):
 
     hooks.register(plugin(pre_tool_call=lambda: Hostile(action="block")), "hostile")
     hooks.register(plugin(pre_tool_call=block("kept")), "guard")
-    assert hooks.pre_tool_call(tool_name="t").message == "kept"
+    assert hooks.pre_tool_call(tool_name="t", args={}).message == "kept"
     assert hooks.failures[("hostile", "pre_tool_call")] == 1
 
 
@@ -267,7 +267,7 @@ def test_register_hook_and_tool_after_loading_are_live(home, plugin_dir):
     ctx.register_hook("pre_tool_call", lambda **kw: {"action": "block", "message": "late"})
     ctx.register_tool("late_tool", "misc", {"name": "late_tool"}, lambda args: "ok")
     ctx.register_command("late", lambda raw: "hi")
-    assert hooks.pre_tool_call(tool_name="t").message == "late"
+    assert hooks.pre_tool_call(tool_name="t", args={}).message == "late"
     assert hooks.tools["late_tool"].plugin == "late"
     assert "late" in hooks.commands
     rows = [r for r in hooks.rows() if r["event"] == "pre_tool_call"]
@@ -317,7 +317,7 @@ def test_an_ignored_tool_answer_is_reported_once_with_what_would_be_accepted(
 ):
     hooks.register(plugin(pre_tool_call=lambda: answer), "guard")
     for _ in range(3):
-        assert hooks.pre_tool_call(tool_name="t").action is None
+        assert hooks.pre_tool_call(tool_name="t", args={}).action is None
     warnings = [r.getMessage() for r in caplog.records if "was ignored" in r.getMessage()]
     assert len(warnings) == 1, warnings
     assert "'guard'" in warnings[0] and "pre_tool_call" in warnings[0] and says in warnings[0]
@@ -327,7 +327,7 @@ def test_an_ignored_tool_answer_is_reported_once_with_what_would_be_accepted(
 @pytest.mark.parametrize("answer", [{}, {"continue": True}, None, {"suppressOutput": True}])
 def test_a_plain_no_opinion_is_not_reported(hooks, caplog, answer):
     hooks.register(plugin(pre_tool_call=lambda: answer), "quiet")
-    hooks.pre_tool_call(tool_name="t")
+    hooks.pre_tool_call(tool_name="t", args={})
     assert not [r for r in caplog.records if "was ignored" in r.getMessage()]
     assert hooks.dropped[("quiet", "pre_tool_call")] == 0
 
@@ -389,7 +389,7 @@ def test_a_sync_hook_past_its_limit_is_abandoned_and_reported_with_its_stack(
     import hermes_plugins.sleepy as sleepy
 
     try:
-        decision = hooks.pre_tool_call(tool_name="t")
+        decision = hooks.pre_tool_call(tool_name="t", args={})
     finally:
         sleepy.RELEASE.set()
     assert decision.action == "allow"  # the other hook's answer is kept
@@ -412,7 +412,7 @@ def test_a_fail_closed_hook_past_its_limit_blocks(home, plugin_dir):
         manifest="name: guard\ntimeout: 0.2\nfail_closed: true\n",
     )
     hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False)
-    decision = hooks.pre_tool_call(tool_name="t")
+    decision = hooks.pre_tool_call(tool_name="t", args={})
     assert decision.action == "block" and "guard" in decision.message
 
 
@@ -474,3 +474,53 @@ def test_no_limit_keeps_the_fast_path(hooks):
     hooks.register(plugin(pre_tool_call=lambda tool_name: None), "fast")
     (impl,) = hooks.manager.plan("pre_tool_call")
     assert impl.simple and impl.timeout is None
+
+
+# ---------------------------------------------------------------- the typed host API
+
+
+def test_typed_helper_refuses_a_missing_required_argument_naming_the_near_miss(hooks):
+    hooks.register(plugin(pre_tool_call=block("no")), "guard")
+    with pytest.raises(TypeError) as err:
+        hooks.pre_tool_call(tool="terminal", arguments={"command": "rm -rf /"})
+    assert "missing required argument 'tool_name'" in str(err.value)
+    assert "you passed 'tool'" in str(err.value)
+
+
+def test_transform_without_its_value_raises(hooks):
+    with pytest.raises(TypeError, match="missing required argument 'result'"):
+        hooks.transform_tool_result(tool_name="terminal")
+
+
+def test_extra_keywords_still_reach_the_hooks(hooks):
+    seen = {}
+
+    def impl(**kwargs):
+        seen.update(kwargs)
+
+    hooks.register(plugin(pre_tool_call=impl), "spy")
+    hooks.pre_tool_call(tool_name="t", args={}, telemetry_schema_version=2, brand_new="x")
+    assert seen == {"tool_name": "t", "args": {}, "telemetry_schema_version": 2, "brand_new": "x"}
+
+
+def test_helpers_carry_the_specs_signature_at_run_time(hooks):
+    import inspect
+
+    from hermes_hooks import catalogue
+
+    for name, info in catalogue.events().items():
+        params = inspect.signature(getattr(hooks, name)).parameters
+        assert list(params)[: len(info.required)] == list(info.required), name
+        assert set(info.args) <= set(params), name
+        assert all(params[n].default is inspect.Parameter.empty for n in info.required), name
+
+
+def test_the_typed_stub_is_generated_from_the_specs():
+    from pathlib import Path
+
+    from hermes_hooks import typedgen
+
+    stub = Path(typedgen.__file__).with_name("typed.pyi")
+    assert stub.read_text() == typedgen.render(), (
+        "run: python -m hermes_hooks.typedgen hermes_hooks/typed.pyi"
+    )
