@@ -106,8 +106,9 @@ def load(
     ``hermes hooks list``.
     """
     from .config import env_flag, find_home, load_config
+    from .configcheck import check_config
     from .hooks import Hooks
-    from .loader import host_hookspecs, load_builtins, load_plugins, safe_mode
+    from .loader import host_hookspecs, load_builtins, load_plugins, lock_down, safe_mode
 
     root = find_home(home)
     loaded = load_config(root, config)
@@ -122,6 +123,11 @@ def load(
     hooks.safe_mode = safe_mode()
     for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
         hooks.add_hookspecs(module)
+    if loaded.errors:
+        # A config that cannot be read must not re-enable what it disables, nor drop its guards.
+        lock_down(hooks, loaded.errors)
+        return hooks
+    hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
     load_plugins(hooks, entry_points=entry_points)
     if builtins:
         load_builtins(hooks)

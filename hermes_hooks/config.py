@@ -70,6 +70,8 @@ def read_yaml(path: Path) -> tuple[Any, str | None]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         return None, f"{path}: cannot read: {exc.strerror or exc}"
+    except UnicodeDecodeError as exc:
+        return None, f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8"
     try:
         return yaml.safe_load(text), None
     except yaml.YAMLError as exc:

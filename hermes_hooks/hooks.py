@@ -47,7 +47,10 @@ class Hooks(TypedHelpers):
         self.accept_hooks = accept_hooks
         self.safe_mode = False
         self.host = host
+        #: Why the config could not be read (then nothing loads and tool calls block).
         self.config_errors: list[str] = []
+        #: Keys of ours that look misspelt (reported, not fatal).
+        self.config_warnings: list[str] = []
         raw = self.config.get("fail_closed_events") or []
         self.manager = HookManager(
             fail_closed_events=raw if isinstance(raw, list) else [],

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import env_flag, read_yaml
+from .configcheck import check_manifest
 from .importing import ensure_package, import_file
 from .policy import Policy
 
@@ -96,6 +97,7 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 error = f"{manifest_file}: must be a mapping (name: ..., version: ...), not {type(data).__name__}"
             elif error is None and isinstance(data, dict):
                 manifest = data
+                check_manifest(manifest, str(manifest_file))
         name = str(manifest.get("name") or child.name)
         found.append(
             Candidate(
@@ -383,6 +385,15 @@ def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
                 "%s: hookspecs module %r cannot be imported: %s", where, name, _describe(exc)
             )
     return modules
+
+
+def lock_down(hooks: Hooks, problems: list[str]) -> None:
+    """Register the lockdown (``builtin_plugins/lockdown.py``) for an unreadable config."""
+    from .builtin_plugins import lockdown
+
+    source = lockdown.setup(hooks, problems)
+    hooks.add_source(source, lockdown.NAME, path=lockdown.__file__)
+    log.error("%s", source.message)
 
 
 def safe_mode() -> bool:

@@ -192,13 +192,69 @@ def test_plugin_yaml_fail_closed(home, plugin_dir):
     assert d.action == "block" and d.source == "strict"
 
 
-def test_broken_config_yaml_still_loads_plugins(home, plugin_dir):
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("plugins:\n  disabled: [a\n", "line"),
+        (b"plugins:\n  disabled: [\xff]\n", "not UTF-8"),
+        ("- a list\n", "must be a mapping"),
+    ],
+)
+def test_an_unreadable_config_loads_nothing_and_blocks_tool_calls(home, plugin_dir, text, says):
     plugin_dir("a", 'def register(ctx):\n    ctx.register_hook("pre_llm_call", lambda **kw: "a")\n')
-    (home / "config.yaml").write_text("plugins:\n  disabled: [a\n")
+    path = home / "config.yaml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
     hooks = hermes_hooks.load(home, entry_points=False)
-    assert hooks.pre_llm_call() == "a"
-    assert hooks.config_errors and "config.yaml" in hooks.config_errors[0]
-    assert "line" in hooks.config_errors[0]
+    # The disabled plugin is not re-enabled: no third-party plugin loads at all.
+    assert hooks.pre_llm_call() is None and "a" not in hooks.records
+    assert hooks.config_errors and str(path) in hooks.config_errors[0]
+    assert says in hooks.config_errors[0]
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and str(path) in decision.message and "doctor" in decision.message
+    assert hooks.permission_request(tool_name="terminal").action == "deny"
+    assert not hooks.user_prompt_submit(user_message="hi").blocked  # the agent can still talk
+    rows = [r for r in hooks.rows() if r["event"] == "pre_tool_call"]
+    assert rows[0]["name"] == "builtin:lockdown" and str(path) in rows[0]["error"]
+
+
+@pytest.mark.parametrize(
+    ("config", "says"),
+    [
+        ({"hook": {}}, "'hook' (did you mean 'hooks'?)"),
+        ({"plugin": {}}, "'plugin' (did you mean 'plugins'?)"),
+        ({"fail_closed_event": []}, "'fail_closed_event' (did you mean 'fail_closed_events'?)"),
+        ({"plugins": {"disable": ["x"]}}, "plugins.'disable' (did you mean 'disabled'?)"),
+    ],
+)
+def test_misspelt_keys_of_ours_are_reported(home, caplog, config, says):
+    hooks = hermes_hooks.load(
+        home, {**config, "model": "gpt-4", "toolsets": ["x"]}, entry_points=False
+    )
+    assert len(hooks.config_warnings) == 1 and says in hooks.config_warnings[0]
+    assert any(says in r.getMessage() for r in caplog.records)
+
+
+def test_hermes_own_keys_are_not_reported(home):
+    config = {
+        "model": "m",
+        "toolsets": [],
+        "terminal": {},
+        "plugins": {"enabled": [], "my-plugin": {}},
+    }
+    assert hermes_hooks.load(home, config, entry_points=False).config_warnings == []
+
+
+def test_misspelt_plugin_yaml_keys_are_reported(home, plugin_dir, caplog):
+    plugin_dir(
+        "p",
+        "def register(ctx):\n    pass\n",
+        manifest="name: p\nfail_close: true\npriorty: 3\nprovides_hooks: []\n",
+    )
+    hermes_hooks.load(home, {}, entry_points=False)
+    messages = " ".join(r.getMessage() for r in caplog.records)
+    assert "'fail_close' (did you mean 'fail_closed'?)" in messages
+    assert "'priorty' (did you mean 'priority'?)" in messages
+    assert "provides_hooks" not in messages
 
 
 def test_cli_config_yaml_fallback(home):

@@ -91,8 +91,9 @@ def test_yaml_syntax_error_names_line_and_column_and_loads_no_shell_hook(
         hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
     assert shell_plugin(hooks) is None
     assert "line 4, column" in caplog.text and "config.yaml" in caplog.text
-    # the agent still starts: the API answers
-    assert hooks.pre_tool_call(tool_name="terminal", args={}).action is None
+    # the agent still starts, but cannot act until the config is fixed (the lockdown)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.blocked and "config.yaml" in decision.message
 
 
 def test_cli_config_yaml_fallback(home: Path) -> None:

@@ -23,6 +23,9 @@ class AnswerType:
     pipes: str | None = None
     #: What answers of this type may say (for explaining an ignored one).
     vocabulary: ClassVar[Vocabulary | None] = None
+    #: The event decides whether the agent acts (runs a tool): it blocks while the config is
+    #: unreadable (see ``builtin_plugins/lockdown.py``).
+    guards_actions: ClassVar[bool] = False
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         """One hook's answer as this event's typed answer, or ``None`` for no opinion.

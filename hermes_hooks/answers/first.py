@@ -32,6 +32,7 @@ class PermissionAnswers(AnswerType):
 
     kind = "first"
     result = PermissionAnswer
+    guards_actions = True
     vocabulary = Vocabulary(
         values={
             "action": tuple(_PERMISSIONS),

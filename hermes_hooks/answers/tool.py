@@ -30,6 +30,7 @@ class ToolAnswers(AnswerType):
 
     kind = "decide"
     result = ToolDecision
+    guards_actions = True
     vocabulary = Vocabulary(
         values={
             "action": _HERMES_ACTIONS,
