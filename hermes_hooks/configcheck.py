@@ -26,6 +26,9 @@ TOP_LEVEL = (
     "gateway_hooks",
     "boot_md",
     "hookspecs",
+    "trace_file",
+    "trace_payloads",
+    "otel",
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
 PLUGINS = ("enabled", "disabled", "entries", "hook_callback_timeout", "hook_watchdog_seconds")

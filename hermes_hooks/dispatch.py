@@ -25,6 +25,7 @@ from typing import Any
 import pluggy
 
 from .manager import HookManager, Impl, Route
+from .trace import Probe, Tracer
 from .watchdog import run_limited
 
 log = logging.getLogger("hermes_hooks")
@@ -94,8 +95,10 @@ def _invoke(impl: Impl, kwargs: Mapping[str, Any]) -> Any:
 class Dispatcher:
     """Fires events of one :class:`~hermes_hooks.manager.HookManager`."""
 
-    def __init__(self, manager: HookManager) -> None:
+    def __init__(self, manager: HookManager, tracer: Tracer | None = None) -> None:
         self.manager = manager
+        #: Traces, receipts and spans (``None``: tracing is off and costs one check per call).
+        self.tracer = tracer
 
     # -------------------------------------------------------------- one hook's answer
 
@@ -118,24 +121,27 @@ class Dispatcher:
         )
         return info.answer.failed(message, impl.name)
 
-    def _read(self, route: Route, impl: Impl, value: Any) -> Any:
+    def _read(self, route: Route, impl: Impl, value: Any, probe: Probe | None = None) -> Any:
         if impl.hermes and route.hermes_ignored:
             return None
         answer = route.normalise(value, impl.name)
         if answer is None:
-            self._ignored(route, impl, value)
+            reason = self._ignored(route, impl, value)
+            if probe is not None:
+                probe.dropped = reason or None
         return answer
 
-    def _ignored(self, route: Route, impl: Impl, value: Any) -> None:
-        """Report an answer that normalised to nothing, once per hook, event and reason."""
+    def _ignored(self, route: Route, impl: Impl, value: Any) -> str:
+        """Report an answer that normalised to nothing, once per hook, event and reason; return
+        the reason (``""`` for a plain "no opinion")."""
         reason = route.info.answer.explain(value)
         if not reason:
-            return
+            return ""
         manager = self.manager
         manager.dropped[(impl.name, route.info.name)] += 1
         key = (impl.name, route.info.name, reason)
         if key in manager.reported:
-            return
+            return reason
         manager.reported.add(key)
         log.warning(
             "hook %r on %s: its answer was ignored: %s (it returned %.200r)",
@@ -144,8 +150,16 @@ class Dispatcher:
             reason,
             value,
         )
+        return reason
 
-    def _one(self, route: Route, impl: Impl, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+    def _one(
+        self,
+        route: Route,
+        impl: Impl,
+        kwargs: Mapping[str, Any],
+        resolve: Resolve,
+        probe: Probe | None = None,
+    ) -> Any:
         try:
             if impl.timeout is not None:
                 value = run_limited(impl, lambda: _invoke(impl, kwargs), resolve)
@@ -153,8 +167,12 @@ class Dispatcher:
                 value = _invoke(impl, kwargs)
                 if impl.is_async or _is_awaitable(value):
                     value = resolve(value)
-            return None if value is None else self._read(route, impl, value)
+            if probe is not None:
+                probe.raw = value
+            return None if value is None else self._read(route, impl, value, probe)
         except (Exception, SystemExit) as exc:
+            if probe is not None:
+                probe.error = f"{type(exc).__name__}: {exc}"
             return self._failed(route, impl, exc)
 
     # -------------------------------------------------------------- the two step shapes
@@ -209,12 +227,19 @@ class Dispatcher:
             except (Exception, SystemExit) as exc:
                 slots[index] = self._failed(route, impl, exc)
 
-    def _pipeline(self, route: Route, kwargs: dict[str, Any], resolve: Resolve) -> list[Any]:
+    def _pipeline(
+        self, route: Route, kwargs: dict[str, Any], resolve: Resolve, tracer: Tracer | None = None
+    ) -> list[Any]:
+        """Hooks one after the other; each sees what the previous piped. With a tracer, every
+        route runs this way (independent hooks simply pipe nothing), each hook timed."""
         answer_type = route.info.answer
         pipes, stop = answer_type.pipes, route.info.kind == "first"
         answers: list[Any] = []
         for impl in route.plan:
-            answer = self._one(route, impl, kwargs, resolve)
+            if tracer is None:
+                answer = self._one(route, impl, kwargs, resolve)
+            else:
+                answer = self._traced_one(tracer, route, impl, kwargs, resolve)
             if answer is None:
                 continue
             answers.append(answer)
@@ -226,13 +251,27 @@ class Dispatcher:
                     kwargs[pipes] = value
         return answers
 
+    def _traced_one(
+        self, tracer: Tracer, route: Route, impl: Impl, kwargs: dict[str, Any], resolve: Resolve
+    ) -> Any:
+        record = self.manager.records.get(impl.name)
+        return tracer.around(
+            route.info.name,
+            impl.name,
+            record.source if record is not None else "python",
+            kwargs,
+            lambda probe: self._one(route, impl, kwargs, resolve, probe),
+            # A hook source (shell hooks, ...) reports each of its own hooks.
+            report=record is None or record.hook_source is None,
+        )
+
     # -------------------------------------------------------------- the driver
 
     def run(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync) -> Any:
         """Fire ``route``'s hooks and return the combined result."""
         if self.manager.monitors:
             return self._monitored(route, kwargs, resolve)
-        if route.independent:
+        if route.independent and self.tracer is None:
             answers = self._independent(route, kwargs, resolve)
             return route.combine(answers, kwargs) if answers else route.neutral(kwargs)
         return self._drive(route, kwargs, resolve)
@@ -250,8 +289,18 @@ class Dispatcher:
         return self._pipeline(route, piped, resolve), piped
 
     def _drive(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
-        answers, piped = self.answers(route, kwargs, resolve)
-        return route.combine(answers, piped)
+        tracer = self.tracer
+        if tracer is None:
+            answers, piped = self.answers(route, kwargs, resolve)
+            return route.combine(answers, piped) if answers else route.neutral(piped)
+        with tracer.event(route.info.name, kwargs) as done:
+            piped = dict(kwargs)
+            if route.info.answer.pipes is not None:
+                piped.setdefault(route.info.answer.pipes, None)
+            answers = self._pipeline(route, piped, resolve, tracer)
+            result = route.combine(answers, piped) if answers else route.neutral(piped)
+            done(result)
+            return result
 
     def _monitored(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         monitors = self.manager.monitors

@@ -19,6 +19,7 @@ from .dispatch import Dispatcher, run_sync
 from .manager import HookManager, PluginRecord
 from .registries import PluginRegistries
 from .results import CommandDecision
+from .trace import Tracer
 from .typed import TypedHelpers
 from .watchdog import DEFAULT_WATCHDOG, Watchdog
 
@@ -57,7 +58,8 @@ class Hooks(TypedHelpers):
             hook_timeout=_seconds(self.config, "hook_callback_timeout", None),
         )
         self.watchdog: Watchdog | None = None
-        self._dispatch = Dispatcher(self.manager)
+        base = config_path.parent if config_path is not None else self.home
+        self._dispatch = Dispatcher(self.manager, Tracer.from_config(self.config, base))
         self.registries = PluginRegistries()
         self.bus = EventBus()
         self.manager.on_unregister += [self.registries.drop, self.bus.drop]
@@ -93,6 +95,11 @@ class Hooks(TypedHelpers):
     def extensions(self) -> Any:
         """Registrations of newer hosts' kinds (``register_<kind>``) kept for the host."""
         return self.registries.extensions
+
+    @property
+    def tracer(self) -> Tracer | None:
+        """Traces and receipts (``None`` when off); hook sources report their hooks to it."""
+        return self._dispatch.tracer
 
     @property
     def records(self) -> dict[str, PluginRecord]:

@@ -524,3 +524,70 @@ def test_the_typed_stub_is_generated_from_the_specs():
     assert stub.read_text() == typedgen.render(), (
         "run: python -m hermes_hooks.typedgen hermes_hooks/typed.pyi"
     )
+
+
+# ---------------------------------------------------------------- traces and receipts
+
+
+def test_trace_env_prints_one_line_per_hook_run(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HERMES_HOOKS_TRACE", "1")
+    hooks = Hooks(home=tmp_path)
+    hooks.register(plugin(pre_tool_call=block("nope")), "guard", source="directory")
+    hooks.register(plugin(pre_tool_call=lambda: {"action": "deny"}), "typo")
+    hooks.pre_tool_call(tool_name="terminal", args={})
+    lines = [
+        line for line in capsys.readouterr().err.splitlines() if line.startswith("[hermes-hooks]")
+    ]
+    assert len(lines) == 2
+    guard = next(x for x in lines if "pre_tool_call guard (directory)" in x)
+    typo = next(x for x in lines if "pre_tool_call typo (python)" in x)
+    assert "answered" in guard and "nope" in guard
+    assert "dropped" in typo and "'block'" in typo
+
+
+def test_trace_file_writes_receipts_without_payloads_unless_asked(tmp_path):
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    for payloads in (False, True):
+        trace.unlink(missing_ok=True)
+        hooks = Hooks(home=tmp_path, config={"trace_file": str(trace), "trace_payloads": payloads})
+        hooks.register(plugin(pre_tool_call=block("nope")), "guard")
+        hooks.register(plugin(pre_tool_call=boom), "broken")
+        hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+        receipts = [json.loads(line) for line in trace.read_text().splitlines()]
+        by_hook = {r["hook"]: r for r in receipts}
+        assert set(by_hook) == {"guard", "broken"}
+        assert by_hook["guard"]["decision"]["action"] == "block"
+        assert by_hook["guard"]["session_id"] == "s1" and by_hook["guard"]["ms"] >= 0
+        assert (
+            by_hook["broken"]["outcome"] == "failed" and "hook broke" in by_hook["broken"]["error"]
+        )
+        assert ("payload" in by_hook["guard"]) is payloads
+
+
+def test_opentelemetry_gets_a_span_per_event_and_per_hook(tmp_path):
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    hooks = Hooks(home=tmp_path, config={"otel": True})
+    hooks.register(plugin(pre_tool_call=block("nope")), "guard")
+    hooks.pre_tool_call(tool_name="terminal", args={}, session_id="s1")
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    event, hook = spans["hermes_hooks pre_tool_call"], spans["hermes_hooks hook guard"]
+    assert hook.parent.span_id == event.context.span_id
+    assert hook.attributes["hermes.decision.action"] == "block"
+    assert event.attributes["hermes.result.action"] == "block"
+    assert event.attributes["hermes.session_id"] == "s1"
+
+
+def test_tracing_off_keeps_no_tracer(tmp_path, monkeypatch):
+    monkeypatch.delenv("HERMES_HOOKS_TRACE", raising=False)
+    monkeypatch.delenv("HERMES_HOOKS_OTEL", raising=False)
+    assert Hooks(home=tmp_path).tracer is None

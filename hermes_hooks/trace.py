@@ -1,0 +1,230 @@
+"""Traces and receipts: what each hook did at each firing.
+
+Three sinks, any of them on: ``HERMES_HOOKS_TRACE=1`` prints one line per hook run on stderr;
+``trace_file:`` in config.yaml appends one JSON receipt per hook run (``hermes hooks stats FILE``
+summarises them; payloads only with ``trace_payloads: true``); ``otel: true`` (or
+``HERMES_HOOKS_OTEL=1``, with ``pip install 'hermes-hooks[otel]'``) makes one OpenTelemetry span per
+event with a child span per hook. When none is on, dispatch pays one attribute check.
+
+Built-in hook sources (shell hooks) report their own hooks through :meth:`Tracer.record`, so a
+receipt names the script that ran and its sha256.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("hermes_hooks")
+
+
+@dataclasses.dataclass
+class Probe:
+    """What dispatch learned about one hook run (filled in by the dispatcher)."""
+
+    raw: Any = None
+    error: str | None = None
+    dropped: str | None = None
+
+
+def summarise(answer: Any) -> Any:
+    """A short, JSON-able view of a normalised answer."""
+    if answer is None:
+        return None
+    if dataclasses.is_dataclass(answer) and not isinstance(answer, type):
+        fields = dataclasses.asdict(answer)
+        return {k: _short(v) for k, v in fields.items() if v is not None and k != "source"}
+    return _short(answer)
+
+
+def _short(value: Any, limit: int = 200) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit] + f"… ({len(value)} chars)"
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return _short(json.dumps(value, default=str, ensure_ascii=False), limit)
+
+
+def outcome_of(answer: Any, probe: Probe) -> str:
+    """``failed``, ``dropped``, ``answered`` or ``no opinion``."""
+    if probe.error is not None:
+        return "failed"
+    if probe.dropped:
+        return "dropped"
+    return "answered" if answer is not None else "no opinion"
+
+
+class Tracer:
+    """Writes trace lines, receipts and spans for the hooks of one runtime."""
+
+    def __init__(
+        self,
+        *,
+        stderr: bool = False,
+        file: Path | None = None,
+        payloads: bool = False,
+        otel: bool = False,
+    ) -> None:
+        self.stderr = stderr
+        self.file = file
+        self.payloads = payloads
+        self._lock = threading.Lock()
+        self._otel: Any = None
+        if otel:
+            try:
+                from opentelemetry import trace as otel_trace
+            except ImportError:
+                log.warning(
+                    "otel tracing is on but OpenTelemetry is not installed: "
+                    "pip install 'hermes-hooks[otel]' (tracing to OpenTelemetry is off)"
+                )
+            else:
+                self._otel = otel_trace.get_tracer("hermes_hooks")
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any], base: Path) -> Tracer | None:
+        """The tracer the config and environment ask for, or ``None`` when tracing is off."""
+        stderr = os.environ.get("HERMES_HOOKS_TRACE", "").lower() in ("1", "true", "yes", "on")
+        otel = bool(config.get("otel")) or os.environ.get("HERMES_HOOKS_OTEL", "") in ("1", "true")
+        raw = config.get("trace_file")
+        file = None
+        if raw:
+            file = Path(os.path.expandvars(os.path.expanduser(str(raw))))
+            file = file if file.is_absolute() else base / file
+        if not (stderr or otel or file):
+            return None
+        return cls(stderr=stderr, file=file, payloads=bool(config.get("trace_payloads")), otel=otel)
+
+    # -------------------------------------------------------------- spans
+
+    @contextlib.contextmanager
+    def event(self, name: str, kwargs: Mapping[str, Any]) -> Iterator[Callable[[Any], None]]:
+        """Around one firing; yields a function that records the combined result."""
+        if self._otel is None:
+            yield lambda result: None
+            return
+        attributes = {"hermes.event": name}
+        session = kwargs.get("session_id")
+        if isinstance(session, str):
+            attributes["hermes.session_id"] = session
+        with self._otel.start_as_current_span(
+            f"hermes_hooks {name}", attributes=attributes
+        ) as span:
+
+            def done(result: Any) -> None:
+                for key, value in _attributes("hermes.result", summarise(result)).items():
+                    span.set_attribute(key, value)
+
+            yield done
+
+    def around(
+        self,
+        event: str,
+        hook: str,
+        source: str,
+        kwargs: Mapping[str, Any],
+        call: Callable[[Probe], Any],
+        *,
+        report: bool = True,
+    ) -> Any:
+        """Run one hook (``call(probe)``) and record it (unless ``report`` is false: a hook
+        source reports its own hooks)."""
+        probe = Probe()
+        span = (
+            self._otel.start_as_current_span(f"hermes_hooks hook {hook}")
+            if self._otel is not None and report
+            else contextlib.nullcontext()
+        )
+        with span as current:
+            started = time.perf_counter()
+            answer = call(probe)
+            ms = (time.perf_counter() - started) * 1000
+            if report:
+                fields = self.record(
+                    event=event,
+                    hook=hook,
+                    source=source,
+                    ms=ms,
+                    outcome=outcome_of(answer, probe),
+                    decision=summarise(answer),
+                    dropped=probe.dropped,
+                    error=probe.error,
+                    kwargs=kwargs,
+                )
+                if current is not None:
+                    for key, value in _attributes("hermes", fields).items():
+                        current.set_attribute(key, value)
+        return answer
+
+    # -------------------------------------------------------------- receipts
+
+    def record(
+        self,
+        *,
+        event: str,
+        hook: str,
+        source: str,
+        ms: float,
+        outcome: str,
+        decision: Any = None,
+        dropped: str | None = None,
+        error: str | None = None,
+        sha256: str | None = None,
+        kwargs: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Write one hook run to every sink; returns the receipt."""
+        receipt: dict[str, Any] = {
+            "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            "event": event,
+            "session_id": (kwargs or {}).get("session_id"),
+            "hook": hook,
+            "source": source,
+            "sha256": sha256,
+            "ms": round(ms, 3),
+            "outcome": outcome,
+            "decision": decision,
+            "dropped": dropped,
+            "error": error,
+        }
+        if self.payloads and kwargs is not None:
+            receipt["payload"] = {k: _short(v, 2000) for k, v in kwargs.items()}
+        if self.stderr:
+            shown = f" {json.dumps(decision, ensure_ascii=False)}" if decision is not None else ""
+            why = f" ({dropped or error})" if dropped or error else ""
+            sys.stderr.write(
+                f"[hermes-hooks] {event} {hook} ({source}) {ms:.1f} ms {outcome}{shown}{why}\n"
+            )
+        if self.file is not None:
+            line = json.dumps(receipt, ensure_ascii=False, default=str) + "\n"
+            with self._lock:
+                try:
+                    self.file.parent.mkdir(parents=True, exist_ok=True)
+                    with self.file.open("a", encoding="utf-8") as out:
+                        out.write(line)
+                except OSError as exc:
+                    log.warning("trace_file %s: cannot write: %s", self.file, exc.strerror or exc)
+        return receipt
+
+
+def _attributes(prefix: str, value: Any) -> dict[str, Any]:
+    """Flat OpenTelemetry attributes (strings, numbers, bools) for a receipt or decision."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            out.update(_attributes(f"{prefix}.{key}", item))
+        return out
+    if value is None:
+        return {}
+    if isinstance(value, (str, bool, int, float)):
+        return {prefix: value}
+    return {prefix: json.dumps(value, default=str)}
