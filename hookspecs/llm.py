@@ -241,6 +241,7 @@ def transform_messages(
         ),
     ),
     docker=("stop",),
+    continues=True,
     example={
         "session_id": "test-session",
         "platform": "cli",
