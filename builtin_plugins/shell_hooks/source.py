@@ -129,6 +129,16 @@ class ShellHooks(SourceBase):
         """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
         return self.approvals.approve(hooks)
 
+    @property
+    def auto_accept(self) -> bool:
+        """Whether every configured hook is approved without asking (``--accept-hooks``,
+        ``HERMES_ACCEPT_HOOKS``, ``hooks_auto_accept``)."""
+        return self.approvals.accept
+
+    def problem(self, hook: ShellHook) -> str | None:
+        """Why ``hook``'s command cannot run as configured, or ``None``."""
+        return self.runner.problem(hook)
+
     def startup(self) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
         self.approvals.startup(self.all_hooks)

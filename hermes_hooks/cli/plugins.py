@@ -19,9 +19,9 @@ from typing import Any
 
 import click
 
-from .cli import State, _logging
+from . import State, _logging
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
 GROUPS = ("hermes_hooks", "hermes_agent.plugins")
 
 _PLUGIN_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -68,7 +68,7 @@ def _report(state: State) -> dict[str, Any] | None:
     code = (
         "import sys\n"
         "if sys.path and sys.path[0] in ('', '.'):\n    del sys.path[0]\n"
-        "from hermes_hooks.cli_plugins import report_json\n"
+        "from hermes_hooks.cli.plugins import report_json\n"
         "report_json(sys.argv[1:])\n"
     )
     out = subprocess.run(
@@ -309,7 +309,7 @@ def _indented_dumper() -> Any:
 
 def hook_kind(event: str) -> str:
     """Which example a ``new-hook`` script gets: ``block``, ``context`` or ``observe``."""
-    from .catalogue import get
+    from ..catalogue import get
 
     info = get(event)
     if info is None:
@@ -351,8 +351,8 @@ def new_hook_cmd(
     that enable it."""
     import yaml
 
-    from .catalogue import get, suggest
-    from .config import find_home
+    from ..catalogue import get, suggest
+    from ..config import find_home
 
     info = get(event)
     if info is None:
