@@ -42,17 +42,13 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     Plugins that did not load (failed, disabled, shadowed) are listed after the hooks, with why.
     """
     _logging()
-    from ..catalogue import get, suggest
-
-    if event is not None and get(event) is None:
-        guess = suggest(event)
-        hint = f" (did you mean {guess!r}?)" if guess else ""
-        hooks = state.load()
-        if not any(r["event"] == event for r in hooks.rows()):
-            raise click.UsageError(
-                f"unknown event {event!r}{hint}; `hermes hooks events` lists them"
-            )
     hooks = state.load()
+    if event is not None and hooks.manager.find_event(event) is None:
+        if not any(r["event"] == event for r in hooks.rows()):  # a Hermes-style plugin's own
+            from ..catalogue import UnknownEvent, suggest
+
+            known = [*hooks.events, *(a for i in hooks.events.values() for a in i.aliases)]
+            raise click.UsageError(str(UnknownEvent(event, suggest(event, known))))
     rows = hooks.rows(include_builtin=show_all, event=event)
     if as_json:
         click.echo(json.dumps(rows, indent=2, default=str))

@@ -314,9 +314,14 @@ def hook_kind(event: str) -> str:
     info = get(event)
     if info is None:
         return "observe"
-    if info.kind == "decide" and "tool_name" in info.args:
+    if info.kind == "decide" and info.tool_event:
         return "block"
-    if info.kind == "context" or info.name == "user_prompt_submit":
+    if info.kind == "observe":
+        return "observe"
+    # The context example answers {"context": ...}: fit for every event whose answer type
+    # takes it (context events, and decisions that carry context, such as user_prompt_submit).
+    probe = info.answer.normalise({"context": "probe"}, None)
+    if probe == "probe" or getattr(probe, "context", None) == "probe":
         return "context"
     return "observe"
 
