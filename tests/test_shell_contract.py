@@ -161,15 +161,17 @@ def _raising(event: str) -> Any:
 _FAILS = [n for n, i in catalogue.events().items() if i.answer.failed("m", "s") is not None]
 
 
+@pytest.mark.parametrize("protocol", ["hermes", "claude-code"])
 @pytest.mark.parametrize("event", _FAILS)
 def test_a_failing_fail_closed_shell_hook_means_what_a_python_one_means(
-    home: Path, tmp_path: Path, event: str
+    home: Path, event: str, protocol: str
 ) -> None:
     kwargs = catalogue.example_payload(event)
     python = hermes_hooks.Hooks()
     python.register(_raising(event), "p", fail_closed=True)
     expected = python.call(event, **kwargs)
-    entry = {"command": ANSWER, "env": {"CODE": "1"}, "fail_closed": True, "name": "s"}
+    entry = {"command": ANSWER, "env": {"CODE": "1"}, "fail_closed": True, "name": "s",
+             "protocol": protocol}  # fmt: skip
     shell = load(home, {event: [entry]}).call(event, **kwargs)
     assert expected is not None and type(shell) is type(expected)
     for name in ("action", "decision", "kind"):
@@ -199,6 +201,7 @@ def test_acall_leaves_the_loop_running_while_a_shell_hook_runs(home: Path) -> No
         start = time.monotonic()
         await hooks.acall("pre_tool_call", tool_name="terminal", args={})
         took = time.monotonic() - start
+        await asyncio.sleep(0.05)  # the ticker wakes once more: a stall shows as a gap
         task.cancel()
         return took, gaps[0]
 
@@ -228,6 +231,39 @@ def test_shell_hooks_on_an_event_a_host_added(home: Path, tmp_path: Path) -> Non
     hooks.call("deploy_started", service="web")
     sent = json.loads(out.read_text())
     assert sent["hook_event_name"] == "deploy_started" and sent["extra"] == {"service": "web"}
+
+
+def test_the_continue_cap_follows_the_spec_not_the_event_name(home: Path) -> None:
+    from hermes_hooks.answers import VerifyAnswers
+    from hermes_hooks.loader import load_builtins
+    from hermes_hooks.markers import event
+
+    @event(VerifyAnswers(), continues=True)
+    def keep_going(session_id: str, stop_hook_active: bool) -> Any:
+        """A host's own stop gate."""
+
+    spec = types.ModuleType("host_stop_specs")
+    spec.keep_going = keep_going  # type: ignore[attr-defined]
+    answer = '{"decision": "block", "reason": "not yet"}'
+    write_config(home, {"hooks_max_stop_continues": 2,
+                        "hooks": {"keep_going": [{"command": ANSWER, "env": {"ANSWER": answer}}]}})  # fmt: skip
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False, builtins=False)
+    hooks.add_hookspecs(spec)
+    load_builtins(hooks)
+    answers = [hooks.call("keep_going", session_id="s") for _ in range(3)]
+    assert [a.message if a else None for a in answers] == ["not yet", "not yet", None]
+
+
+# ---------------------------------------------------------------------- pipelines
+
+
+def test_user_prompt_submit_shell_hooks_see_the_prompt_as_rewritten(home: Path) -> None:
+    hooks = load(home, {"user_prompt_submit": [
+        {"command": f"{APPEND} +a", "env": {"VALUE_KEY": "user_message"}},
+        {"command": f"{APPEND} +b", "env": {"VALUE_KEY": "user_message"}},
+    ]})  # fmt: skip
+    decision = hooks.user_prompt_submit(user_message="hi", session_id="s")
+    assert decision.text == "hi+a+b"
 
 
 # ---------------------------------------------------------------------- CLI and runtime agree
