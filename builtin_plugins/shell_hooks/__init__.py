@@ -32,7 +32,7 @@ def build(hooks: Hooks, *, ask: bool = True) -> ShellHooks | None:
     entries, problems = load_entries(hooks)
     if not entries:
         return None
-    return ShellHooks(hooks, entries, problems, ask=True if ask else None)
+    return ShellHooks(hooks, entries, problems, prompt=ask)
 
 
 def setup(hooks: Hooks) -> ShellHooks | None:

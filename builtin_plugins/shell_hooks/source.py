@@ -37,8 +37,9 @@ DEFAULT_STOP_CONTINUES = 3
 class ShellHooks(SourceBase):
     """The shell-hook source of one :class:`~hermes_hooks.Hooks`.
 
-    ``ask`` is how a person is asked to approve a hook at its first firing (a terminal prompt
-    when there is a terminal; ``None``: unapproved hooks are not run).
+    ``ask`` is how a person is asked to approve a hook at its first firing: a terminal prompt
+    when there is a terminal and ``prompt`` is true; ``None`` (unapproved hooks are not run)
+    otherwise.
     """
 
     def __init__(
@@ -47,17 +48,16 @@ class ShellHooks(SourceBase):
         entries: Sequence[ShellHook],
         problems: Sequence[str] = (),
         *,
-        ask: Ask | None | bool = True,
+        prompt: bool = True,
     ) -> None:
         self.home = Path(hooks.home)
         self.problems = list(problems)
         self._manager = hooks.manager
         config = hooks.config
         accept = bool(hooks.accept_hooks) or truthy(config.get("hooks_auto_accept"))
-        if ask is True:
-            ask = tty_prompt if interactive() else None
+        ask = tty_prompt if prompt and interactive() else None
         self.approvals = Approvals(
-            self.home, self._event_of, self._static_env, accept=accept, ask=ask or None
+            self.home, self._event_of, self._static_env, accept=accept, ask=ask
         )
         self.runner = Runner(
             self.home,
