@@ -285,3 +285,26 @@ def test_cli_test_combines_a_transform_as_the_runtime_does(home: Path) -> None:
     assert doc["result"] == runtime
     assert [h["name"] for h in doc["hooks"]] == ["a", "b"]
     assert [h["answer"] for h in doc["hooks"]] == [payload[key] + "+a", payload[key] + "+a+b"]
+
+
+def test_cli_test_runs_every_source_and_reports_each_shell_run(home: Path, plugin_dir: Any) -> None:
+    plugin_dir(
+        "suffix",
+        """
+        def register(ctx):
+            ctx.register_hook("transform_llm_output", lambda response_text, **kw: response_text + "+p")
+        """,
+    )
+    write_config(home, {"hooks": {"transform_llm_output": [
+        {"command": f"{APPEND} +a", "env": {"VALUE_KEY": "response_text"}, "name": "a"},
+    ]}})  # fmt: skip
+    args = ["--home", str(home), "--accept-hooks", "test", "transform_llm_output", "--json"]
+    doc = json.loads(CliRunner().invoke(hooks_group, hoist_global_options(args)).stdout)
+    base = catalogue.events()["transform_llm_output"].example["response_text"]
+    assert doc["result"] == base + "+p+a"  # the Python plugin runs first, as in the agent
+    [run] = doc["hooks"]
+    sent = json.loads(run["stdin"])
+    assert sent["hook_event_name"] == "transform_llm_output"
+    assert sent["extra"]["response_text"] == base + "+p"
+    assert run["exit_code"] == 0 and json.loads(run["stdout"]) == {"response_text": base + "+p+a"}
+    assert run["answer"] == base + "+p+a"

@@ -3,8 +3,8 @@
 This module holds the group, the options every command shares and the two console scripts.
 Commands live in their own modules and are imported only when run, so ``--help`` stays fast:
 :mod:`.listing` (``list``, ``events``), :mod:`.shell` (``test``, ``approve``, ``revoke``,
-``doctor``), :mod:`.plugins` (``install``, ``uninstall``, ``new``, ``new-hook``). Every command
-works when a plugin is broken: this is the recovery tool.
+``doctor``), :mod:`.plugins` (``install``, ``uninstall``), :mod:`.scaffold` (``new``,
+``new-hook``). Every command works when a plugin is broken: this is the recovery tool.
 """
 
 from __future__ import annotations
@@ -50,9 +50,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Install plugin packages and show what they register.",
     ),
     "uninstall": ("hermes_hooks.cli.plugins", "uninstall_cmd", "Remove plugin packages."),
-    "new": ("hermes_hooks.cli.plugins", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
+    "new": ("hermes_hooks.cli.scaffold", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
     "new-hook": (
-        "hermes_hooks.cli.plugins",
+        "hermes_hooks.cli.scaffold",
         "new_hook_cmd",
         "Scaffold a shell hook script for an event.",
     ),
