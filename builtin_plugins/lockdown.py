@@ -9,6 +9,7 @@ the file is fixed. Not in :data:`BUILTINS`: :func:`hermes_hooks.load` registers 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
 NAME = "builtin:lockdown"
+log = logging.getLogger("hermes_hooks")
 
 
 class Lockdown(SourceBase):
@@ -62,6 +64,9 @@ class Lockdown(SourceBase):
         return True
 
 
-def setup(hooks: Hooks, problems: list[str]) -> Lockdown:
-    """The lockdown for ``problems`` (the config errors)."""
-    return Lockdown(hooks, problems)
+def engage(hooks: Hooks, problems: list[str]) -> Lockdown:
+    """Register the lockdown for ``problems`` (why the config cannot be read)."""
+    source = Lockdown(hooks, problems)
+    hooks.add_source(source, NAME, path=__file__)
+    log.error("%s", source.message)
+    return source

@@ -108,7 +108,8 @@ def load(
     from .config import env_flag, find_home, load_config
     from .configcheck import check_config
     from .hooks import Hooks
-    from .loader import host_hookspecs, load_builtins, load_plugins, lock_down, safe_mode
+    from .importing import host_hookspecs
+    from .loader import load_builtins, load_plugins, safe_mode
 
     root = find_home(home)
     loaded = load_config(root, config)
@@ -125,7 +126,9 @@ def load(
         hooks.add_hookspecs(module)
     if loaded.errors:
         # A config that cannot be read must not re-enable what it disables, nor drop its guards.
-        lock_down(hooks, loaded.errors)
+        from .builtin_plugins import lockdown
+
+        lockdown.engage(hooks, loaded.errors)
         return hooks
     hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
     load_plugins(hooks, entry_points=entry_points)

@@ -127,6 +127,9 @@ class EventMeta:
     plain (non-JSON) stdout is context for the model, as in Claude Code. ``subtypes``: the event
     types one event carries (``gateway_event``'s ``agent:start``, ...) with their context keys.
     ``required``: the arguments a host must pass (a transform's value always is).
+    ``continues``: an answer keeps the agent working instead of letting it stop (Claude Code's
+    ``Stop``), so shell hooks are told ``stop_hook_active`` and capped at
+    ``hooks_max_stop_continues`` answers in a row.
     """
 
     answer: AnswerType
@@ -136,6 +139,7 @@ class EventMeta:
     example: Mapping[str, Any] = field(default_factory=dict)
     hermes_returns_ignored: bool = False
     plain_text_context: bool = False
+    continues: bool = False
     subtypes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     required: tuple[str, ...] = ()
 

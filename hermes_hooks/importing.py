@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
+import logging
 import sys
 import types
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("hermes_hooks")
 
 
 def ensure_package(name: str, path: list[str] | None = None) -> types.ModuleType:
@@ -38,3 +44,27 @@ def import_file(
         sys.modules.pop(module_name, None)
         raise
     return module
+
+
+def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
+    """The modules config ``hookspecs:`` names (a host's own events), imported; one that
+    cannot be imported is reported and skipped."""
+    names = config.get("hookspecs") or []
+    if isinstance(names, str):
+        names = [names]
+    where = origin or "the config"
+    if not isinstance(names, list):
+        log.warning("%s: hookspecs must be a list of module names; ignored", where)
+        return []
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(str(name)))
+        except (Exception, SystemExit) as exc:
+            log.warning(
+                "%s: hookspecs module %r cannot be imported: %s",
+                where,
+                name,
+                f"{type(exc).__name__}: {exc}",
+            )
+    return modules

@@ -16,7 +16,7 @@ import logging
 import re
 import sys
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -364,36 +364,6 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
             hooks.add_source(plugin, name, path=path)
         else:
             hooks.register(plugin, name, source="builtin", path=path)
-
-
-def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
-    """The modules config ``hookspecs:`` names (a host's own events), imported; one that
-    cannot be imported is reported and skipped."""
-    names = config.get("hookspecs") or []
-    if isinstance(names, str):
-        names = [names]
-    where = origin or "the config"
-    if not isinstance(names, list):
-        log.warning("%s: hookspecs must be a list of module names; ignored", where)
-        return []
-    modules = []
-    for name in names:
-        try:
-            modules.append(importlib.import_module(str(name)))
-        except (Exception, SystemExit) as exc:
-            log.warning(
-                "%s: hookspecs module %r cannot be imported: %s", where, name, _describe(exc)
-            )
-    return modules
-
-
-def lock_down(hooks: Hooks, problems: list[str]) -> None:
-    """Register the lockdown (``builtin_plugins/lockdown.py``) for an unreadable config."""
-    from .builtin_plugins import lockdown
-
-    source = lockdown.setup(hooks, problems)
-    hooks.add_source(source, lockdown.NAME, path=lockdown.__file__)
-    log.error("%s", source.message)
 
 
 def safe_mode() -> bool:

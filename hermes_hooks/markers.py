@@ -31,13 +31,15 @@ def event(
     example: Mapping[str, Any] | None = None,
     hermes_returns_ignored: bool = False,
     plain_text_context: bool = False,
+    continues: bool = False,
     subtypes: Mapping[str, tuple[str, ...]] | None = None,
     required: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
     """Declare a hookspec as an event: its answer type (see :mod:`hermes_hooks.answers`; the
     type's kind decides how hooks combine, and ``first`` kinds are pluggy ``firstresult``), the
     Claude Code events it stands for, docker-agent names and other aliases, and a realistic
-    ``example`` payload (used by ``hermes hooks test`` and the docs)."""
+    ``example`` payload (used by ``hermes hooks test`` and the docs). See
+    :class:`~hermes_hooks.contract.EventMeta` for the flags."""
     if not isinstance(answer, AnswerType):
         raise TypeError(f"event(): {answer!r} is not an answer type (hermes_hooks.answers)")
     if answer.kind not in KINDS:
@@ -50,6 +52,7 @@ def event(
         example=dict(example or {}),
         hermes_returns_ignored=hermes_returns_ignored,
         plain_text_context=plain_text_context,
+        continues=continues,
         subtypes=dict(subtypes or {}),
         required=tuple(required),
     )

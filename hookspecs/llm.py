@@ -244,6 +244,7 @@ def transform_messages(
         ),
     ),
     docker=("stop",),
+    continues=True,
     example={
         "session_id": "test-session",
         "platform": "cli",

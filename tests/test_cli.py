@@ -127,8 +127,8 @@ def test_help_does_not_load_plugins_or_yaml():
     code = (
         "import sys; from hermes_hooks import cli\n"
         "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print([m for m in ('yaml', 'importlib.metadata', 'hermes_hooks.manager', 'hermes_hooks.cli_shell', "
-        "'hermes_hooks.cli_plugins', 'hermes_hooks.demo') if m in sys.modules], file=sys.stderr)"
+        "print([m for m in ('yaml', 'importlib.metadata', 'hermes_hooks.manager', 'hermes_hooks.cli.shell', "
+        "'hermes_hooks.cli.plugins', 'hermes_hooks.cli.listing', 'hermes_hooks.cli.scaffold', 'hermes_hooks.demo') if m in sys.modules], file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stderr.strip().endswith("[]"), out.stderr

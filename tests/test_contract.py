@@ -60,7 +60,7 @@ def host_specs(tmp_path, monkeypatch):
 
 def _script(tmp: Path, name: str, body: str) -> str:
     path = tmp / name
-    path.write_text("#!/usr/bin/env python3\n" + textwrap.dedent(body))
+    path.write_text("#!/usr/bin/env python3\n" + body)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return str(path)
 
@@ -112,12 +112,14 @@ def test_host_events_are_driven_by_python_plugins(home, plugin_dir, host_specs):
 @pytest.mark.parametrize("protocol", ["hermes", "claude-code"])
 def test_host_events_are_driven_by_shell_hooks(home, tmp_path, host_specs, protocol):
     log = tmp_path / "stdin.log"
-    record = f"""
+    record = textwrap.dedent(
+        f"""
         import json, sys
         data = sys.stdin.read()
         open({str(log)!r}, "a").write(data)
         payload = json.loads(data)
-    """
+        """
+    )
     gate = _script(
         tmp_path,
         "gate.py",

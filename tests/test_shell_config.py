@@ -52,10 +52,11 @@ def test_event_aliases_are_accepted(home: Path, alias: str) -> None:
 @pytest.mark.parametrize(
     ("timeout", "expected", "warned"),
     [(None, 60, False), (30, 30, False), (301, 300, True), (1000, 300, True), (0, 60, True),
-     (-5, 60, True), (1.5, 60, True), ("30", 60, True), (True, 60, True)],
+     (-5, 60, True), (1.5, 1.5, False), (0.5, 0.5, False), (300.5, 300, True),
+     (float("nan"), 60, True), (float("inf"), 60, True), ("30", 60, True), (True, 60, True)],
 )  # fmt: skip
 def test_timeout_default_clamp_and_fallback(
-    home: Path, caplog: pytest.LogCaptureFixture, timeout: object, expected: int, warned: bool
+    home: Path, caplog: pytest.LogCaptureFixture, timeout: object, expected: float, warned: bool
 ) -> None:
     entry: dict[str, object] = {"command": BLOCK}
     if timeout is not None:

@@ -1,12 +1,14 @@
 """The ``hermes hooks`` command line (also installed as ``hermes-hooks``).
 
-Commands live in their own modules and are imported only when run, so ``--help`` stays fast.
-Every command works when a plugin is broken: this is the recovery tool.
+This module holds the group, the options every command shares and the two console scripts.
+Commands live in their own modules and are imported only when run, so ``--help`` stays fast:
+:mod:`.listing` (``list``, ``events``), :mod:`.shell` (``test``, ``approve``, ``revoke``,
+``doctor``), :mod:`.plugins` (``install``, ``uninstall``), :mod:`.scaffold` (``new``,
+``new-hook``). Every command works when a plugin is broken: this is the recovery tool.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import Any
@@ -15,25 +17,25 @@ import click
 
 # name -> (module, attribute, one-line help). Imported on use only.
 COMMANDS: dict[str, tuple[str, str, str]] = {
-    "list": ("hermes_hooks.cli", "list_cmd", "Show every hook in the order it runs."),
-    "events": ("hermes_hooks.cli", "events_cmd", "Show the event catalogue."),
+    "list": ("hermes_hooks.cli.listing", "list_cmd", "Show every hook in the order it runs."),
+    "events": ("hermes_hooks.cli.listing", "events_cmd", "Show the event catalogue."),
     "test": (
-        "hermes_hooks.cli_shell",
+        "hermes_hooks.cli.shell",
         "test_cmd",
         "Fire an event's shell hooks with a synthetic payload.",
     ),
     "approve": (
-        "hermes_hooks.cli_shell",
+        "hermes_hooks.cli.shell",
         "approve_cmd",
         "Approve shell hooks (pins each script's hash).",
     ),
     "revoke": (
-        "hermes_hooks.cli_shell",
+        "hermes_hooks.cli.shell",
         "revoke_cmd",
         "Remove every approval of a shell hook command.",
     ),
     "doctor": (
-        "hermes_hooks.cli_shell",
+        "hermes_hooks.cli.shell",
         "doctor_cmd",
         "Check every shell hook: runnable, approved, answering.",
     ),
@@ -43,14 +45,14 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Run a short agent session against the bundled example.",
     ),
     "install": (
-        "hermes_hooks.cli_plugins",
+        "hermes_hooks.cli.plugins",
         "install_cmd",
         "Install plugin packages and show what they register.",
     ),
-    "uninstall": ("hermes_hooks.cli_plugins", "uninstall_cmd", "Remove plugin packages."),
-    "new": ("hermes_hooks.cli_plugins", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
+    "uninstall": ("hermes_hooks.cli.plugins", "uninstall_cmd", "Remove plugin packages."),
+    "new": ("hermes_hooks.cli.scaffold", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
     "new-hook": (
-        "hermes_hooks.cli_plugins",
+        "hermes_hooks.cli.scaffold",
         "new_hook_cmd",
         "Scaffold a shell hook script for an event.",
     ),
@@ -138,106 +140,6 @@ def _logging(verbose: bool = False) -> None:
     )
 
 
-# ---------------------------------------------------------------------- list
-
-
-def _cell(value: Any) -> str:
-    if value is None:
-        return ""
-    return str(value)
-
-
-def print_table(headers: list[str], rows: list[list[Any]]) -> None:
-    """A plain aligned table on stdout."""
-    cells = [[_cell(c) for c in row] for row in rows]
-    widths = [len(h) for h in headers]
-    for row in cells:
-        for i, c in enumerate(row[:-1]):
-            widths[i] = max(widths[i], min(len(c), 48))
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths[:-1]) + "  {}"
-    click.echo(fmt.format(*headers).rstrip())
-    for row in cells:
-        click.echo(fmt.format(*row).rstrip())
-
-
-@click.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print the rows as JSON.")
-@click.option("--all", "show_all", is_flag=True, help="Include the built-in plugins.")
-@click.option("--event", "event", help="Only this event (our name or an alias).")
-@click.pass_obj
-def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> None:
-    """Show every hook, from every source, in the exact order it runs.
-
-    Plugins that did not load (failed, disabled, shadowed) are listed after the hooks, with why.
-    """
-    _logging()
-    from .catalogue import get, suggest
-
-    if event is not None and get(event) is None:
-        guess = suggest(event)
-        hint = f" (did you mean {guess!r}?)" if guess else ""
-        hooks = state.load()
-        if not any(r["event"] == event for r in hooks.rows()):
-            raise click.UsageError(
-                f"unknown event {event!r}{hint}; `hermes hooks events` lists them"
-            )
-    hooks = state.load()
-    rows = hooks.rows(include_builtin=show_all, event=event)
-    if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
-        return
-    for error in getattr(hooks, "config_errors", []):
-        click.echo(f"config: {error}", err=True)
-    if not rows:
-        where = hooks.config_path or (hooks.home / "config.yaml")
-        click.echo(f"No hooks. Home: {hooks.home} (config: {where}).")
-        click.echo(
-            "Install a plugin (pip install hermes-hook-...), add plugins under <home>/plugins/,"
-        )
-        click.echo(
-            "or declare shell hooks in config.yaml; see `hermes hooks events` for what can be hooked."
-        )
-        return
-    table = []
-    for r in rows:
-        detail = r.get("error") or r.get("command") or r.get("function") or ""
-        if not detail and r.get("event") is None:
-            registered = r.get("registered") or {}
-            detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in registered.items()) or "no hooks"
-        if r.get("matcher"):
-            detail = f"[{r['matcher']}] {detail}"
-        table.append(
-            [
-                r.get("event") or "-",
-                r.get("order", ""),
-                r.get("name"),
-                r.get("source"),
-                r.get("status"),
-                detail,
-            ]
-        )
-    print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
-
-
-# ---------------------------------------------------------------------- events
-
-
-@click.command("events")
-@click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
-def events_cmd(as_json: bool) -> None:
-    """Show the event catalogue: name, kind, arguments and aliases, read from the hookspecs."""
-    from .catalogue import events
-
-    infos = list(events().values())
-    if as_json:
-        click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
-        return
-    print_table(
-        ["EVENT", "KIND", "ALIASES", "ARGUMENTS"],
-        [[i.name, i.kind, ", ".join(i.aliases), ", ".join(i.args)] for i in infos],
-    )
-
-
 # ---------------------------------------------------------------------- entry points
 
 
@@ -288,7 +190,7 @@ def hermes_main(argv: list[str] | None = None) -> None:
         run(args[1:])
         return
     if args[:1] in (["--version"], ["-V"]):
-        from . import __version__
+        from .. import __version__
 
         click.echo(f"hermes-hooks {__version__}")
         return
@@ -309,7 +211,7 @@ def _agent_main() -> Any:
     if os.environ.get("HERMES_HOOKS_NO_AGENT") == "1":
         return None
     try:
-        from hermes_cli.main import main as agent_main  # type: ignore[import-not-found]
+        from hermes_cli.main import main as agent_main  # type: ignore[import-not-found]  # optional: hermes-agent
     except Exception:
         return None
     return agent_main

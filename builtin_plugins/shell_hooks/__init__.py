@@ -1,0 +1,64 @@
+"""Shell hooks: any executable as a hook, configured in ``config.yaml`` (Hermes schema) or in
+Claude Code ``settings.json`` files. Reference: ``docs/shell-hooks.md``.
+
+The package, one idea a module:
+
+- :mod:`.config`: reading the hooks from ``config.yaml`` and ``settings.json`` files;
+- :mod:`.matching`: one configured hook, and whether it fires for an occurrence of its event;
+- :mod:`.approvals`: consent (approved, unapproved, changed), the terminal question, pinning;
+- :mod:`.execution`: environment, running the processes, reading and combining the answers;
+- :mod:`.source`: :class:`ShellHooks`, the hook source registered as ``builtin:shell_hooks``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .approvals import Consent, question, revoke, tty_prompt
+from .config import load_entries, read_settings_file
+from .execution import Recorder, Run, combine, parse_env_file, plain
+from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from .source import ShellHooks
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+
+def build(hooks: Hooks, *, ask: bool = True) -> ShellHooks | None:
+    """The shell-hook source for ``hooks``'s config, or ``None`` when there is no shell hook
+    (or safe mode). ``ask=False``: nobody is asked to approve a hook (the CLI)."""
+    if hooks.safe_mode:
+        return None
+    entries, problems = load_entries(hooks)
+    if not entries:
+        return None
+    return ShellHooks(hooks, entries, problems, prompt=ask)
+
+
+def setup(hooks: Hooks) -> ShellHooks | None:
+    """The built-in plugin's entry point: ``None`` when there is no shell hook (or safe mode)."""
+    source = build(hooks)
+    if source is not None:
+        source.startup()
+    return source
+
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
+    "Consent",
+    "Recorder",
+    "Run",
+    "ShellHook",
+    "ShellHooks",
+    "build",
+    "combine",
+    "load_entries",
+    "parse_env_file",
+    "plain",
+    "question",
+    "read_settings_file",
+    "revoke",
+    "setup",
+    "tty_prompt",
+]

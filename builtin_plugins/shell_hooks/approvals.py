@@ -1,0 +1,237 @@
+"""Consent for shell hooks: whether a hook may run (approved, unapproved, changed), the question
+asked on a terminal, pinning approvals to the scripts' hashes, and the warnings at start.
+
+The allowlist itself (its file, hashing, resolving what a command runs) is
+:mod:`hermes_hooks.consent`; this module applies it to configured hooks.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import sys
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hermes_hooks import consent
+
+from .matching import ShellHook
+
+log = logging.getLogger("hermes_hooks")
+
+#: Asks a yes/no question; ``True`` for yes.
+Ask = Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class Consent:
+    """Whether one hook may run now, and what its approval pins."""
+
+    status: str  # active / unapproved / changed
+    detail: str | None
+    entry: Mapping[str, Any] | None
+    digest: str | None
+    scripts: tuple[str, ...]
+
+
+_prompt_lock = threading.Lock()
+
+
+def tty_prompt(text: str) -> bool:
+    """Ask on the terminal; ``True`` for yes. Default no."""
+    sys.stderr.write(text)
+    sys.stderr.flush()
+    try:
+        line = sys.stdin.readline()
+    except (OSError, KeyboardInterrupt):
+        return False
+    return line.strip().lower() in ("y", "yes")
+
+
+def interactive() -> bool:
+    """Whether a person can be asked (stdin and stderr are a terminal)."""
+    try:
+        return sys.stdin.isatty() and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def question(hook: ShellHook, state: Consent) -> str:
+    """The question that asks a person to approve ``hook``."""
+    scripts = ", ".join(state.scripts) or "(none: the command itself is pinned)"
+    return (
+        "\nA shell hook wants to run with your user's rights:\n"
+        f"  event:   {hook.event}\n  command: {hook.command}\n"
+        f"  matcher: {hook.matcher or '(every call)'}\n  script:  {scripts}\n"
+        f"  sha256:  {state.digest or '-'}\n  from:    {hook.where}\n"
+        "Allow it? [y/N] "
+    )
+
+
+class Approvals:
+    """The approvals of one home's shell hooks.
+
+    ``event_of`` turns an allowlist entry's event (ours or an alias) into our name;
+    ``static_env`` gives a hook's environment outside a firing (listing, approving).
+    """
+
+    def __init__(
+        self,
+        home: Path,
+        event_of: Callable[[Any], str | None],
+        static_env: Callable[[ShellHook], dict[str, str]],
+        *,
+        accept: bool = False,
+        ask: Ask | None = None,
+    ) -> None:
+        self.allowlist = consent.Allowlist(consent.path_for(home))
+        self.accept = accept
+        #: Asks a person at the first firing of an unapproved hook (``None``: nobody to ask).
+        self.ask = ask
+        self._event_of = event_of
+        self._static_env = static_env
+        self._answered: dict[tuple[str, str | None, str], bool] = {}
+        self._warned: set[tuple[Any, ...]] = set()
+        self._lock = threading.Lock()
+
+    def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
+        """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
+        env = env if env is not None else self._static_env(hook)
+        scripts = tuple(hook.scripts(env))
+        digest = consent.digest_of(scripts)
+        candidates = [
+            e
+            for e in self.allowlist.entries()
+            if e.get("command") == hook.command and self._event_of(e.get("event")) == hook.event
+        ]
+        if not candidates:
+            return Consent("unapproved", "not approved yet", None, digest, scripts)
+        entry = _pick(candidates, hook.matcher)
+        if entry is None:
+            approved = [e.get("matcher") for e in candidates]
+            return Consent(
+                "changed",
+                f"matcher widened since approval (approved {', '.join(repr(m) for m in approved)}, "
+                f"now {hook.matcher!r}); approve it again",
+                candidates[0],
+                digest,
+                scripts,
+            )
+        if "sha256" in entry and entry.get("sha256") != digest:
+            what = ", ".join(scripts) or "the script"
+            if digest is None and entry.get("sha256"):
+                detail = f"{what} is missing since approval"
+            else:
+                detail = f"{what} changed since approval; review it and approve it again"
+            return Consent("changed", detail, entry, digest, scripts)
+        return Consent("active", None, entry, digest, scripts)
+
+    def permit(self, hook: ShellHook, env: Mapping[str, str]) -> Consent:
+        """Consent at firing time: pins approvals Hermes wrote, asks on a terminal (once per
+        hook), warns once about a changed hook."""
+        state = self.consent(hook, env)
+        if state.status == "active":
+            entry = state.entry
+            assert entry is not None
+            if "sha256" not in entry or "matcher" not in entry:
+                self._pin(hook, state)
+            return state
+        if state.status == "changed":
+            self.warn_once(("changed", hook.key), f"shell hook {hook.name!r} ({hook.where}) not run: "
+                           f"{state.detail}: `hermes hooks approve {shlex.quote(hook.command)}`")  # fmt: skip
+            return state
+        ask = self.ask
+        if ask is None:
+            return state
+        key = hook.approval_key
+        with _prompt_lock:
+            if key not in self._answered:
+                self._answered[key] = ask(question(hook, state))
+                if self._answered[key]:
+                    self.approve([hook])
+        if self._answered[key]:
+            return self.consent(hook, env)
+        return state
+
+    def _pin(self, hook: ShellHook, state: Consent) -> None:
+        entry = dict(state.entry or {})
+        entry.setdefault("matcher", hook.matcher)
+        entry["sha256"] = state.digest
+        self.allowlist.approve([entry])
+        log.warning(
+            "shell hook %r: approval written by Hermes now pinned to %s (sha256 %s)",
+            hook.name,
+            ", ".join(state.scripts) or "the command",
+            state.digest or "-",
+        )
+
+    def approve(self, hooks: Iterable[ShellHook]) -> list[ShellHook]:
+        """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
+        records = []
+        done = []
+        for hook in hooks:
+            state = self.consent(hook)
+            script = state.scripts[0] if state.scripts else None
+            records.append(
+                consent.record(hook.event, hook.command, hook.matcher, state.digest, script)
+            )
+            done.append(hook)
+        if records:
+            self.allowlist.approve(records)
+        return done
+
+    def startup(self, hooks: Sequence[ShellHook]) -> None:
+        """At load: approve everything when told to, else warn once about unapproved hooks."""
+        pending = [h for h in hooks if self.consent(h).status != "active"]
+        if not pending:
+            return
+        if self.accept:
+            for hook in pending:
+                state = self.consent(hook)
+                if state.status == "changed":
+                    log.warning("shell hook %r: %s; re-approved because hooks are auto-accepted",
+                                hook.name, state.detail)  # fmt: skip
+            self.approve(pending)
+            return
+        if self.ask is not None:
+            return  # asked on a terminal the first time each one would run
+        unapproved = [h for h in pending if self.consent(h).status == "unapproved"]
+        if unapproved:
+            names = "; ".join(f"{h.event}: {h.command}" for h in unapproved)
+            log.warning(
+                "%d shell hook(s) are not approved and will not run (%s). Approve them with "
+                "`hermes hooks approve --all` (or `hermes hooks approve COMMAND`), or start with "
+                "--accept-hooks, HERMES_ACCEPT_HOOKS=1 or `hooks_auto_accept: true` in config.yaml",
+                len(unapproved),
+                names,
+            )
+
+    def warn_once(self, key: tuple[Any, ...], message: str) -> None:
+        """Log ``message`` the first time ``key`` is seen."""
+        with self._lock:
+            if key in self._warned:
+                return
+            self._warned.add(key)
+        log.warning("%s", message)
+
+
+def revoke(home: Path, command: str) -> int:
+    """Remove every approval of ``command`` (any event, any matcher) from ``home``'s allowlist;
+    return how many were removed."""
+    return consent.Allowlist(consent.path_for(home)).revoke(command)
+
+
+def _pick(entries: Sequence[Mapping[str, Any]], matcher: str | None) -> Mapping[str, Any] | None:
+    same = [
+        e for e in entries if "matcher" in e and (e.get("matcher") or None) == (matcher or None)
+    ]
+    if same:
+        return same[-1]
+    wider = [e for e in entries if "matcher" in e and consent.covers(e.get("matcher"), matcher)]
+    if wider:
+        return wider[-1]
+    legacy = [e for e in entries if "matcher" not in e]  # Hermes keyed approvals by event+command
+    return legacy[-1] if legacy else None

@@ -1,0 +1,135 @@
+"""One configured shell hook, and whether it fires for an occurrence of its event.
+
+What a matcher tests comes from the event's contract (:class:`~hermes_hooks.contract.
+ClaudeEvent`): a Hermes matcher tests the tool name of a tool event; a Claude Code matcher tests
+the field the Claude Code event declares (``tool_name``, ``source``, ``trigger``, ...). A hook
+configured under a Claude Code name (``PostToolUseFailure``) hears only the occurrences that
+name stands for.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_hooks import consent, wire
+from hermes_hooks.contract import ClaudeEvent
+
+DEFAULT_TIMEOUT = 60
+MAX_TIMEOUT = 300
+
+
+@dataclass
+class ShellHook:
+    """One configured shell hook."""
+
+    event: str  # our event name
+    configured_event: str  # as written in the file (an alias, maybe)
+    command: str
+    origin: str  # the file it came from
+    index: int
+    matcher: str | None = None
+    timeout: float = DEFAULT_TIMEOUT
+    fail_closed: bool = False
+    priority: int = 0
+    env: dict[str, str] = field(default_factory=dict)
+    working_dir: str | None = None
+    name: str = ""
+    protocol: str = wire.HERMES
+    plugin_root: str | None = None
+    #: The host argument the matcher tests (``None``: the matcher is ignored).
+    match_field: str | None = None
+    #: The matched value is a host tool name, also tried under its Claude Code name.
+    match_tool: bool = False
+    pattern: re.Pattern[str] | None = None
+    #: The Claude Code event the hook was configured under, when it names one: the hook hears
+    #: only the occurrences that event stands for.
+    occurrence: ClaudeEvent | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str | None, str]:
+        """What makes two entries the same hook: identical ones run once."""
+        return (self.event, self.configured_event, self.matcher, self.command)
+
+    @property
+    def approval_key(self) -> tuple[str, str | None, str]:
+        """What an approval covers (the allowlist keys it by event, matcher and command)."""
+        return (self.event, self.matcher, self.command)
+
+    @property
+    def where(self) -> str:
+        return f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
+
+    def matches(self, kwargs: Mapping[str, Any]) -> bool:
+        """Whether this hook fires for these event arguments."""
+        if self.occurrence is not None and not self.occurrence.applies(kwargs):
+            return False
+        if self.matcher is None or self.match_field is None:
+            return True
+        value = kwargs.get(self.match_field)
+        if not isinstance(value, str):
+            return False
+        if self.protocol == wire.CLAUDE:
+            candidates = [value]
+            if self.match_tool:
+                candidates.insert(0, wire.claude_tool_name(value) or value)
+            return any(self._claude_match(c) for c in candidates)
+        if self.pattern is not None:
+            return self.pattern.fullmatch(value) is not None
+        return value == self.matcher
+
+    def _claude_match(self, value: str) -> bool:
+        assert self.matcher is not None
+        if re.fullmatch(r"[\w|]+", self.matcher):
+            return value in self.matcher.split("|")
+        return self.pattern.search(value) is not None if self.pattern else value == self.matcher
+
+    def argv(self, env: Mapping[str, str]) -> list[str]:
+        """The argv to run: Claude Code hooks through ``/bin/sh -c``; Hermes hooks split with
+        ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell."""
+        if self.protocol == wire.CLAUDE:
+            return ["/bin/sh", "-c", self.command]
+        return [consent.expand(token, env) for token in self.tokens]
+
+    @functools.cached_property
+    def tokens(self) -> tuple[str, ...]:
+        """The command split with ``shlex`` (once: the command never changes)."""
+        return tuple(shlex.split(self.command))
+
+    def cwd(self, env: Mapping[str, str]) -> str | None:
+        """The directory the hook runs in (``None``: the host's)."""
+        if not self.working_dir:
+            return None
+        return os.path.abspath(consent.expand(self.working_dir, env))
+
+    def scripts(self, env: Mapping[str, str]) -> list[str]:
+        """The files whose hash the approval pins."""
+        cwd = self.cwd(env) or os.getcwd()
+        if self.protocol == wire.CLAUDE:
+            return consent.files_of_shell_command(self.command, cwd, env)
+        try:
+            script = consent.script_of_argv(self.argv(env), cwd, env)
+        except ValueError:
+            return []
+        return [script] if script else []
+
+    def row(self) -> dict[str, Any]:
+        """The hook's part of its ``hermes hooks list`` row."""
+        return {
+            "event": self.event,
+            "name": self.name,
+            "source": "shell",
+            "command": self.command,
+            "matcher": self.matcher,
+            "timeout": self.timeout,
+            "protocol": self.protocol,
+            "fail_closed": self.fail_closed,
+            "priority": self.priority,
+            "origin": self.origin,
+            "configured_event": self.configured_event,
+        }

@@ -1,0 +1,268 @@
+"""The shell-hook source: one plugin object that carries every shell hook of a runtime.
+
+It implements (``trylast``) only the events that have shell hooks, so ``hooks.has_hook(event)``
+stays false for the rest. At each firing the matching, approved hooks of the event run in
+parallel and their answers are combined in config order with the event's answer type; on an
+event whose answer pipes a value (a transform) each hook sees the value the previous one left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks import process
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.config import truthy
+from hermes_hooks.markers import hookimpl
+from hermes_hooks.sources import SourceBase
+
+from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
+from .execution import Recorder, Run, Runner, combine, parse_env_file
+from .matching import ShellHook
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+log = logging.getLogger("hermes_hooks")
+
+DEFAULT_STOP_CONTINUES = 3
+
+
+class ShellHooks(SourceBase):
+    """The shell-hook source of one :class:`~hermes_hooks.Hooks`.
+
+    ``ask`` is how a person is asked to approve a hook at its first firing: a terminal prompt
+    when there is a terminal and ``prompt`` is true; ``None`` (unapproved hooks are not run)
+    otherwise.
+    """
+
+    def __init__(
+        self,
+        hooks: Hooks,
+        entries: Sequence[ShellHook],
+        problems: Sequence[str] = (),
+        *,
+        prompt: bool = True,
+    ) -> None:
+        self.home = Path(hooks.home)
+        self.problems = list(problems)
+        self._manager = hooks.manager
+        config = hooks.config
+        accept = bool(hooks.accept_hooks) or truthy(config.get("hooks_auto_accept"))
+        ask = tty_prompt if prompt and interactive() else None
+        self.approvals = Approvals(
+            self.home, self._event_of, self._static_env, accept=accept, ask=ask
+        )
+        self.runner = Runner(
+            self.home,
+            self.approvals,
+            cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
+        )
+        self.max_continues = _positive_int(
+            config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
+        )
+        self._continues: dict[str, int] = {}
+        self._lock = threading.Lock()
+        seen: set[tuple[str, str, str | None, str]] = set()
+        ordered: list[ShellHook] = []
+        for hook in entries:
+            if hook.key in seen:
+                continue  # identical entries (event, configured event, matcher, command) run once
+            seen.add(hook.key)
+            ordered.append(hook)
+        # priority moves a hook earlier among the shell hooks of its event; ties keep config order
+        ordered.sort(key=lambda h: -h.priority)
+        self.by_event: dict[str, list[ShellHook]] = {}
+        for hook in ordered:
+            self.by_event.setdefault(hook.event, []).append(hook)
+        for event in self.by_event:
+            setattr(self, event, self._impl(self._manager.event(event)))
+
+    # -------------------------------------------------------------- pluggy glue
+
+    def _impl(self, info: EventInfo) -> Callable[..., Any]:
+        @hookimpl(trylast=True)
+        def impl(**kwargs: Any) -> Any:
+            return self.fire(info, kwargs)
+
+        impl.__name__ = impl.__qualname__ = f"shell_hooks.{info.name}"
+        return impl
+
+    def _event_of(self, name: Any) -> str | None:
+        info = self._manager.find_event(str(name)) if name is not None else None
+        return info.name if info else None
+
+    def _static_env(self, hook: ShellHook) -> dict[str, str]:
+        return self.runner.static_env(hook)
+
+    # -------------------------------------------------------------- consent
+
+    @property
+    def ask(self) -> Ask | None:
+        """How a person is asked to approve a hook (``None``: nobody is asked)."""
+        return self.approvals.ask
+
+    @ask.setter
+    def ask(self, value: Ask | None) -> None:
+        self.approvals.ask = value
+
+    @property
+    def allowlist(self) -> Any:
+        """The approvals file of this home (:class:`hermes_hooks.consent.Allowlist`)."""
+        return self.approvals.allowlist
+
+    def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
+        """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
+        return self.approvals.consent(hook, env)
+
+    def question(self, hook: ShellHook) -> str:
+        """The question that asks a person to approve ``hook``."""
+        return question(hook, self.consent(hook))
+
+    def approve(self, hooks: Iterable[ShellHook]) -> list[ShellHook]:
+        """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
+        return self.approvals.approve(hooks)
+
+    @property
+    def auto_accept(self) -> bool:
+        """Whether every configured hook is approved without asking (``--accept-hooks``,
+        ``HERMES_ACCEPT_HOOKS``, ``hooks_auto_accept``)."""
+        return self.approvals.accept
+
+    def problem(self, hook: ShellHook) -> str | None:
+        """Why ``hook``'s command cannot run as configured, or ``None``."""
+        return self.runner.problem(hook)
+
+    def startup(self) -> None:
+        """At load: approve everything when told to, else warn once about unapproved hooks."""
+        self.approvals.startup(self.all_hooks)
+
+    # -------------------------------------------------------------- the source interface
+
+    @property
+    def all_hooks(self) -> list[ShellHook]:
+        """Every shell hook, events in catalogue order, each event's hooks in run order."""
+        return [h for hooks in self.by_event.values() for h in hooks]
+
+    def fail_closed_on(self, event: str) -> bool:
+        return any(h.fail_closed for h in self.by_event.get(event, ()))
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per shell hook for ``hermes hooks list``."""
+        rows = []
+        for hook in self.all_hooks:
+            state = self.consent(hook)
+            entry = state.entry or {}
+            row = hook.row()
+            row.update(
+                status=state.status,
+                error=state.detail if state.status != "active" else None,
+                approved_at=entry.get("approved_at"),
+                sha256=state.digest,
+                scripts=list(state.scripts),
+            )
+            rows.append(row)
+        return rows
+
+    def session_env(self, session_id: str) -> dict[str, str]:
+        """The variables ``SessionStart`` hooks exported to their ``CLAUDE_ENV_FILE``."""
+        path = self.runner.env_file(session_id)
+        if not path.is_file():
+            host_file = os.environ.get("CLAUDE_ENV_FILE")
+            if not host_file:
+                return {}
+            path = Path(host_file)
+        return parse_env_file(path)
+
+    # -------------------------------------------------------------- firing
+
+    def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
+        """The hooks of ``event`` whose matcher accepts these arguments, in run order."""
+        return [h for h in self.by_event.get(event, ()) if h.matches(kwargs)]
+
+    def recording(self, *, force: bool = False) -> contextlib.AbstractContextManager[Recorder]:
+        """Record what every shell hook does in the firings made inside the block::
+
+            with source.recording(force=True) as report:
+                result = hooks.call("pre_tool_call", **payload)
+            for run in report.runs: ...
+
+        ``force`` also runs hooks that are not approved or changed."""
+        return self.runner.recording(force=force)
+
+    def execute(
+        self,
+        info: EventInfo,
+        kwargs: Mapping[str, Any],
+        hooks: Sequence[ShellHook] | None = None,
+        *,
+        force: bool = False,
+    ) -> list[Run]:
+        """Run the matching hooks (or ``hooks``) of one event at once, without combining their
+        answers; reports in run order. Unapproved or changed hooks are not run, unless
+        ``force``."""
+        chosen = self.matching(info.name, kwargs) if hooks is None else hooks
+        return self.runner.execute(info, kwargs, chosen, force=force)
+
+    def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
+        """Run the event's shell hooks and combine their answers with the event's rule."""
+        if info.answer.pipes is not None:
+            return self._pipeline(info, kwargs)
+        if info.meta.continues:
+            return self._continuing(info, kwargs)
+        return combine(info, self.execute(info, kwargs), kwargs)
+
+    def _pipeline(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
+        # Each hook sees the value the previous one left, as Python hooks do in dispatch, so
+        # these run one after the other.
+        answer_type = info.answer
+        pipes = answer_type.pipes
+        assert pipes is not None
+        current = dict(kwargs)
+        answers: list[Any] = []
+        for hook in self.matching(info.name, kwargs):
+            for run in self.execute(info, current, [hook]):
+                answer = run.answer.value if run.answer else None
+                if answer is None:
+                    continue
+                answers.append(answer)
+                value = answer_type.piped(answer)
+                if value is not None:
+                    current[pipes] = value
+        # A transform's combined answer is the value the last hook left.
+        return answer_type.combine(answers, current) if answers else None
+
+    def _continuing(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
+        # An answer keeps the agent going; cap how often in a row shell hooks may do that.
+        session = str(kwargs.get("session_id") or "")
+        attempt = kwargs.get("attempt")
+        with self._lock:
+            kept = self._continues.get(session, 0)
+        count = attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else kept
+        if count >= self.max_continues:
+            with self._lock:
+                self._continues.pop(session, None)
+            log.warning("%s: shell hooks already kept the agent going %d time(s) this turn "
+                        "(hooks_max_stop_continues); letting it stop", info.name, count)  # fmt: skip
+            return None
+        payload = dict(kwargs)
+        payload["stop_hook_active"] = bool(kwargs.get("stop_hook_active")) or count > 0
+        answer = combine(info, self.execute(info, payload), payload)
+        with self._lock:
+            if answer is None:
+                self._continues.pop(session, None)
+            else:
+                self._continues[session] = count + 1
+        return answer
+
+
+def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return default
+    return value if value > 0 or (zero and value == 0) else default
