@@ -66,6 +66,20 @@ def subtype_table(info: catalogue.EventInfo) -> list[str]:
     return [*rows, ""]
 
 
+def claude_lines(info: catalogue.EventInfo) -> list[str]:
+    """How Claude Code knows the event: its names, the fields sent, what a matcher tests."""
+    lines = []
+    for claude in info.claude:
+        fields = ["`session_id`", "`transcript_path`", "`cwd`", "`permission_mode`",
+                  "`hook_event_name`"]  # fmt: skip
+        if claude.tool:
+            fields += ["`tool_name`", "`tool_input`"]
+        fields += [f"`{name}`" for name in claude.fields]
+        matcher = f" A matcher tests `{claude.matcher}`." if claude.matcher else ""
+        lines.append(f"Claude Code `{claude.name}` sends {', '.join(fields)}.{matcher}")
+    return lines
+
+
 def signature_of(info: catalogue.EventInfo) -> str:
     return f"{info.name}({', '.join(info.args)})"
 
@@ -110,10 +124,15 @@ def render_events_md() -> str:
                 + ", ".join(f"`{a}`" for a in info.aliases)
                 + "."
             )
+        if info.required:
+            out.append("Required arguments: " + ", ".join(f"`{a}`" for a in info.required) + ".")
         if info.value:
             out.append(f"Value piped through the hooks: `{info.value}`.")
         if info.can_block:
             out.append("A shell hook's exit code 2 blocks it (stderr is the message).")
+        if info.meta.plain_text_context:
+            out.append("A shell hook's plain (non-JSON) stdout is context for the model.")
+        out += claude_lines(info)
         out += ["", markdown_of(info.doc), ""]
         if info.meta.subtypes:
             out += subtype_table(info)

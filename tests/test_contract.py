@@ -162,3 +162,34 @@ def test_host_events_are_driven_by_shell_hooks(home, tmp_path, host_specs, proto
     assert names == [gate_name, "host_context", "host_transform", "host_first", "host_observed"]
     if protocol == "claude-code":
         assert sent[0]["note"] == "x"  # a field the spec declares for its Claude Code event
+
+
+def test_hermes_hooks_test_fires_a_host_event_through_the_same_dispatcher(
+    home, tmp_path, host_specs
+):
+    import os
+    import subprocess
+
+    gate = _script(
+        tmp_path,
+        "gate.py",
+        "import json, sys\njson.load(sys.stdin)\n"
+        "print(json.dumps({'decision': 'block', 'reason': 'stopped by shell'}))\n",
+    )
+    (home / "config.yaml").write_text(
+        yaml.safe_dump({"hookspecs": [host_specs], "hooks": {"host_gate": [{"command": gate}]}})
+    )
+    payload = tmp_path / "payload.json"
+    payload.write_text(json.dumps({"session_id": "s", "note": "x"}))
+    script = Path(sys.executable).with_name("hermes-hooks")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    out = subprocess.run(
+        [str(script), "--home", str(home), "--accept-hooks", "test", "host_gate", "--json",
+         "--payload-file", str(payload)],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["event"] == "host_gate"
+    assert doc["result"]["action"] == "block" and doc["result"]["message"] == "stopped by shell"
+    assert [h["name"] for h in doc["hooks"]] == [gate]
