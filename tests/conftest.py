@@ -74,3 +74,17 @@ def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
         m for m in sys.modules if m.startswith(("fake_hermes_plugin", "fake_native_plugin"))
     ]:
         del sys.modules[mod]
+
+
+def native_plugin(**impls: Any) -> Any:
+    """A native plugin object whose hookimpls are the given functions, named by event; a
+    ``(function, {"tryfirst": True})`` pair passes hookimpl options."""
+    from hermes_hooks import hookimpl
+
+    namespace = {}
+    for event, fn in impls.items():
+        opts: dict[str, Any] = {}
+        if isinstance(fn, tuple):
+            fn, opts = fn
+        namespace[event] = staticmethod(hookimpl(**opts)(fn))
+    return type("Plugin", (), namespace)()

@@ -9,10 +9,11 @@ from types import SimpleNamespace
 import pytest
 
 import hermes_hooks
-from hermes_hooks import PromptDecision, ToolDecision, hookimpl
+from hermes_hooks import PromptDecision, ToolDecision
 from hermes_hooks.answers import ToolAnswers
 from hermes_hooks.catalogue import UnknownEvent, events
 from hermes_hooks.hooks import Hooks
+from tests.conftest import native_plugin
 
 _TOOL = ToolAnswers()
 
@@ -30,15 +31,7 @@ def hooks(tmp_path):
     return Hooks(home=tmp_path)
 
 
-def plugin(**impls):
-    """A native plugin object whose hookimpls are the given functions (named by event)."""
-    ns = {}
-    for event, fn in impls.items():
-        opts = {}
-        if isinstance(fn, tuple):
-            fn, opts = fn
-        ns[event] = staticmethod(hookimpl(**opts)(fn))
-    return type("P", (), ns)()
+plugin = native_plugin
 
 
 # ---------------------------------------------------------------- no hooks

@@ -10,6 +10,7 @@ import hermes_hooks
 from hermes_hooks import PromptDecision, ToolDecision, hookimpl
 from hermes_hooks.hooks import Hooks
 from hermes_hooks.results import InvalidAnswer
+from tests.conftest import native_plugin
 
 
 @pytest.fixture
@@ -17,14 +18,7 @@ def hooks(tmp_path):
     return Hooks(home=tmp_path)
 
 
-def plugin(**impls):
-    ns = {}
-    for event, fn in impls.items():
-        opts = {}
-        if isinstance(fn, tuple):
-            fn, opts = fn
-        ns[event] = staticmethod(hookimpl(**opts)(fn))
-    return type("P", (), ns)()
+plugin = native_plugin
 
 
 def block(message="no"):

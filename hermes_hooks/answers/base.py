@@ -21,6 +21,15 @@ class AnswerType:
     result: ClassVar[type | None] = None
     #: The argument an answer rewrites for the hooks after it, if any.
     pipes: str | None = None
+    #: The result when no hook answered.
+    neutral_value: ClassVar[Any] = None
+    #: One line for ``hermes hooks events`` and the docs (the class name when empty).
+    summary: ClassVar[str] = ""
+    #: What a hook that raises (or a shell hook that fails) does to this event.
+    failure: ClassVar[str] = (
+        "the hook is skipped and logged; the other hooks still run. ``fail_closed`` cannot "
+        "change this event's outcome (it has nothing to block)."
+    )
     #: What answers of this type may say (for explaining an ignored one).
     vocabulary: ClassVar[Vocabulary | None] = None
     #: The event decides whether the agent acts (runs a tool): it blocks while the config is
@@ -39,8 +48,8 @@ class AnswerType:
         return answers[0] if answers else self.neutral(kwargs)
 
     def neutral(self, kwargs: Mapping[str, Any]) -> Any:
-        """The result when no hook answered."""
-        return None
+        """The result when no hook answered (:attr:`neutral_value`, an immutable value)."""
+        return self.neutral_value
 
     def blocked(self, message: str, source: str | None) -> Any:
         """The event's form of "blocked because ``message``", or ``None`` if it cannot block."""
@@ -71,10 +80,7 @@ class AnswerType:
 
     def on_failure(self) -> str:
         """What a hook that raises (or a shell hook that fails) does to this event."""
-        return (
-            "the hook is skipped and logged; the other hooks still run. ``fail_closed`` cannot "
-            "change this event's outcome (it has nothing to block)."
-        )
+        return self.failure
 
     @property
     def can_block(self) -> bool:
@@ -83,7 +89,7 @@ class AnswerType:
 
     def describe(self) -> str:
         """One line for ``hermes hooks events`` and the docs."""
-        return type(self).__name__
+        return self.summary or type(self).__name__
 
 
 class Observe(AnswerType):

@@ -22,6 +22,11 @@ class CommandAnswers(AnswerType):
 
     kind = "decide"
     result = CommandDecision
+    neutral_value = _NEUTRAL
+    summary = "CommandDecision (deny > handled > rewrite)"
+    failure = (
+        "the hook is skipped (fail open); with ``fail_closed``, a deny naming the failed hook."
+    )
     vocabulary = Vocabulary(
         values={
             "decision": ("deny", "block", "handled", "rewrite"),
@@ -75,16 +80,5 @@ class CommandAnswers(AnswerType):
                 winner = d
         return winner
 
-    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
-        return _NEUTRAL
-
     def blocked(self, message: str, source: str | None) -> Any:
         return CommandDecision("deny", message or "denied", source=source)
-
-    def describe(self) -> str:
-        return "CommandDecision (deny > handled > rewrite)"
-
-    def on_failure(self) -> str:
-        return (
-            "the hook is skipped (fail open); with ``fail_closed``, a deny naming the failed hook."
-        )

@@ -32,6 +32,11 @@ class PermissionAnswers(AnswerType):
 
     kind = "first"
     result = PermissionAnswer
+    summary = "PermissionAnswer (first valid answer)"
+    failure = (
+        "the hook is skipped and the next one (or the human) answers; with ``fail_closed``, a deny "
+        "naming the failed hook."
+    )
     guards_actions = True
     vocabulary = Vocabulary(
         values={
@@ -65,12 +70,6 @@ class PermissionAnswers(AnswerType):
     def blocked(self, message: str, source: str | None) -> Any:
         return PermissionAnswer(action="deny", message=message or None, source=source)
 
-    def describe(self) -> str:
-        return "PermissionAnswer (first valid answer)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped and the next one (or the human) answers; with ``fail_closed``, a deny naming the failed hook."
-
 
 class VerifyAnswers(AnswerType):
     """``pre_verify``: ``{"action": "continue", "message"}`` or Claude Code's ``Stop``
@@ -79,6 +78,11 @@ class VerifyAnswers(AnswerType):
 
     kind = "first"
     result = VerifyAnswer
+    summary = "VerifyAnswer (first valid answer)"
+    failure = (
+        "the hook is skipped and the agent may stop; with ``fail_closed``, the agent keeps working "
+        "with a message naming the failed hook."
+    )
     vocabulary = Vocabulary(
         values={
             "action": ("continue", "block"),
@@ -114,12 +118,6 @@ class VerifyAnswers(AnswerType):
     def blocked(self, message: str, source: str | None) -> Any:
         return VerifyAnswer(action="continue", message=message or "keep going", source=source)
 
-    def describe(self) -> str:
-        return "VerifyAnswer (first valid answer)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped and the agent may stop; with ``fail_closed``, the agent keeps working with a message naming the failed hook."
-
 
 class CompressAnswers(AnswerType):
     """``pre_compress``: a veto (``{"action": "block"}`` / ``{"decision": "block"}``), a
@@ -127,6 +125,11 @@ class CompressAnswers(AnswerType):
 
     kind = "first"
     result = CompressAnswer
+    summary = "CompressAnswer (first valid answer)"
+    failure = (
+        "the hook is skipped; with ``fail_closed``, the compaction is vetoed with a message naming "
+        "the failed hook."
+    )
     vocabulary = Vocabulary(
         values={
             "action": ("block",),
@@ -161,12 +164,6 @@ class CompressAnswers(AnswerType):
     def blocked(self, message: str, source: str | None) -> Any:
         return CompressAnswer(action="block", message=message or "compaction vetoed", source=source)
 
-    def describe(self) -> str:
-        return "CompressAnswer (first valid answer)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped; with ``fail_closed``, the compaction is vetoed with a message naming the failed hook."
-
 
 class DispatchAnswers(AnswerType):
     """``pre_gateway_dispatch``: ``{"action": "skip", "reason"}``, ``{"action": "rewrite",
@@ -175,6 +172,11 @@ class DispatchAnswers(AnswerType):
 
     kind = "first"
     result = DispatchAnswer
+    summary = "DispatchAnswer (first valid answer)"
+    failure = (
+        "the hook is skipped and the message is dispatched; with ``fail_closed``, the message is "
+        "skipped with a reason naming the failed hook."
+    )
     vocabulary = Vocabulary(
         values={"action": ("skip", "rewrite", "allow"), "text": None, "reason": None},
         shape="{'action': 'skip', 'reason': str}, {'action': 'rewrite', 'text': str} or "
@@ -205,9 +207,3 @@ class DispatchAnswers(AnswerType):
 
     def blocked(self, message: str, source: str | None) -> Any:
         return DispatchAnswer(action="skip", reason=message or None, source=source)
-
-    def describe(self) -> str:
-        return "DispatchAnswer (first valid answer)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped and the message is dispatched; with ``fail_closed``, the message is skipped with a reason naming the failed hook."

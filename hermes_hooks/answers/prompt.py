@@ -25,6 +25,12 @@ class PromptAnswers(AnswerType):
 
     kind = "decide"
     result = PromptDecision
+    neutral_value = _NEUTRAL
+    summary = "PromptDecision (block wins; rewrites pipe; contexts join)"
+    failure = (
+        "the hook is skipped (fail open); with ``fail_closed``, the prompt is blocked with a "
+        "message naming the failed hook."
+    )
     pipes = "user_message"
     vocabulary = Vocabulary(
         values={
@@ -106,14 +112,5 @@ class PromptAnswers(AnswerType):
             source=decider.source if decider else None,
         )
 
-    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
-        return _NEUTRAL
-
     def blocked(self, message: str, source: str | None) -> Any:
         return PromptDecision(action="block", message=message or "blocked", source=source)
-
-    def describe(self) -> str:
-        return "PromptDecision (block wins; rewrites pipe; contexts join)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped (fail open); with ``fail_closed``, the prompt is blocked with a message naming the failed hook."

@@ -30,6 +30,12 @@ class ToolAnswers(AnswerType):
 
     kind = "decide"
     result = ToolDecision
+    neutral_value = _NEUTRAL
+    summary = "ToolDecision (block > approve > allow)"
+    failure = (
+        "the hook is skipped (fail open); with ``fail_closed``, the call is blocked with a message "
+        "naming the failed hook."
+    )
     guards_actions = True
     vocabulary = Vocabulary(
         values={
@@ -166,14 +172,5 @@ class ToolAnswers(AnswerType):
             source=winner.source if action else None,
         )
 
-    def neutral(self, kwargs: Mapping[str, Any]) -> Any:
-        return _NEUTRAL
-
     def blocked(self, message: str, source: str | None) -> Any:
         return ToolDecision(action="block", message=message or "blocked", source=source)
-
-    def describe(self) -> str:
-        return "ToolDecision (block > approve > allow)"
-
-    def on_failure(self) -> str:
-        return "the hook is skipped (fail open); with ``fail_closed``, the call is blocked with a message naming the failed hook."
