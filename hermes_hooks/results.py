@@ -174,18 +174,6 @@ class CommandDecision:
         _check_texts(self, "message", "command_name", "raw_args", "source")
 
 
-#: Every typed answer a hook may return.
-TYPED = (
-    ToolDecision,
-    PromptDecision,
-    PermissionAnswer,
-    VerifyAnswer,
-    CompressAnswer,
-    DispatchAnswer,
-    CommandDecision,
-)
-
-
 def join_texts(texts: Iterable[str | None]) -> str | None:
     """Non-empty texts joined with a blank line, in order; ``None`` when there are none."""
     parts = [t for t in texts if t]

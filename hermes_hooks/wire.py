@@ -145,13 +145,6 @@ def hermes_payload(event: str, kwargs: Mapping[str, Any], cwd: str) -> dict[str,
     }
 
 
-def claude_event_name(info: EventInfo, kwargs: Mapping[str, Any]) -> str:
-    """Claude Code's name for this occurrence of the event (``PostToolUseFailure`` when the tool
-    failed); events Claude Code does not have keep our name."""
-    chosen = info.claude_event(kwargs)
-    return chosen.name if chosen is not None else info.name
-
-
 def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:
     """The Claude Code payload for ``info``'s event: the common fields, the tool fields for a
     tool event, and the fields the hookspec declares for the Claude Code event (an event Claude
@@ -198,7 +191,6 @@ class Answer:
     failure: str | None = None
     warning: str | None = None
     raw: Any = None
-    exit2: bool = False
     unparseable: bool = False
 
 
@@ -251,7 +243,7 @@ def _parse(
     err = decode(stderr).strip()
     if returncode == 2 and info.can_block:
         message = err or f"blocked by shell hook {source} (exit 2)"
-        return Answer(value=info.answer.blocked(message, source), exit2=True)
+        return Answer(value=info.answer.blocked(message, source))
     out = decode(stdout).strip()
     if returncode != 0:
         why = f"exit code {returncode}" if returncode is not None else "exit status lost"
