@@ -27,3 +27,17 @@ def test_demo_session_outcomes():
     assert results["transform_tool_result"] == "OPENAI_KEY=[redacted]"
     assert [r.decision for _, _, r in run.gateway] == ["deny", None]
     assert len(run.audit) == 1 and '"ls -la"' in run.audit[0]
+
+
+def test_demo_works_when_installed_under_a_group_writable_umask(tmp_path):
+    import shutil
+
+    from hermes_hooks.demo import DEMO_HOME
+
+    installed = tmp_path / "installed"
+    shutil.copytree(DEMO_HOME, installed)
+    for path in [installed, *installed.rglob("*")]:
+        path.chmod(path.stat().st_mode | 0o020)  # what `umask 002` gives
+    run = run_demo(installed)
+    assert ("gateway_event", "gateway") in {(r["event"], r["source"]) for r in run.rows}
+    assert all(r["status"] == "active" for r in run.rows)

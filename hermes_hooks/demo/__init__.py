@@ -60,6 +60,7 @@ def run_demo(home: Path | None = None) -> DemoRun:
     with tempfile.TemporaryDirectory(prefix="hermes-hooks-demo-") as tmp:
         target = Path(tmp) / "home"
         shutil.copytree(home or DEMO_HOME, target, ignore=shutil.ignore_patterns("__pycache__"))
+        _private(target)
         hooks = hermes_hooks.load(target, accept_hooks=True, entry_points=False)
         run = DemoRun(rows=hooks.rows())
         for event, kwargs in SESSION:
@@ -69,6 +70,16 @@ def run_demo(home: Path | None = None) -> DemoRun:
         audit = target / "audit.log"
         run.audit = audit.read_text().splitlines() if audit.exists() else []
         return run
+
+
+def _private(root: Path) -> None:
+    """Owner-only modes on the copy, whatever the installed files' modes (the package may have
+    been installed under a group-writable umask, and gateway hooks refuse group-writable code)."""
+    for path in [root, *root.rglob("*")]:
+        if path.is_dir():
+            path.chmod(0o700)
+        else:
+            path.chmod(0o700 if path.stat().st_mode & 0o100 else 0o600)
 
 
 def _show(value: Any) -> str:
@@ -93,7 +104,7 @@ def demo_cmd() -> None:
     click.echo(f"Loaded {len(run.rows)} hook(s) from the demo home, in call order:")
     for row in run.rows:
         name = _short(str(row["name"]), 48)
-        click.echo(f"  {row['event']:<22} {name:<48} {row['source']:<10} {row['status']}")
+        click.echo(f"  {row['event'] or '-':<22} {name:<48} {row['source']:<10} {row['status']}")
     click.echo("\nAgent session:")
     for event, kwargs, result in run.session:
         what = kwargs.get("args", {}).get("command") or kwargs.get("user_message", "")
