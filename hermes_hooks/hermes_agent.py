@@ -141,6 +141,8 @@ class Bridge:
             ctx.register_hook(name, callback)
         ctx.register_middleware("tool_request", self._middleware)
         if patch is not None:
+            patch.lead(self.callbacks)
+            patch.adopt(hooks, self.callbacks, self._middleware)  # the plugins loaded before us
             patch.claim_hooks_block()
         else:
             log.warning(
@@ -152,14 +154,15 @@ class Bridge:
                 hermes_patch.SUPPORTED,
             )
 
-    def _adopt(self, event: str) -> None:
+    def _adopt(self, event: str, *, in_middleware: bool = False) -> None:
         """Move callbacks other plugins put in Hermes' table for ``event`` (and every other
         event) into our manager; cheap when there is nothing to move."""
         patch = self.patch
-        if patch is not None and patch.foreign(event, self.callbacks, self._middleware):
+        middleware = None if in_middleware else self._middleware
+        if patch is not None and patch.foreign(event, self.callbacks, middleware):
             assert self.hooks is not None
             with self._lock:
-                patch.adopt(self.hooks, self.callbacks, self._middleware)
+                patch.adopt(self.hooks, self.callbacks, middleware)
 
     # ------------------------------------------------------------------ tool calls
 
@@ -167,7 +170,7 @@ class Bridge:
         """Hermes' ``tool_request`` middleware, run just before its ``pre_tool_call`` site: our
         ``pre_tool_call`` decides here, so rewritten arguments reach Hermes the supported way."""
         self._decided.slot = None
-        self._adopt("pre_tool_call")
+        self._adopt("pre_tool_call", in_middleware=True)
         hooks = self.hooks
         if hooks is None or not hooks.has_hook("pre_tool_call"):
             return None
@@ -177,11 +180,12 @@ class Bridge:
         decision = hooks.pre_tool_call(
             tool_name=tool_name, args=current, middleware_trace=[], **site
         )
-        self._decided.slot = (site["tool_call_id"], tool_name, decision)
+        final = current if decision.args is None else {**current, **decision.args}
+        self._decided.slot = (site["tool_call_id"], tool_name, decision, final)
         if decision.args is None or decision.blocked:
             return None
         return {
-            "args": {**current, **decision.args},
+            "args": final,
             "source": "hermes-hooks",
             "reason": f"arguments rewritten by {decision.source or 'a hook'}",
         }
@@ -192,6 +196,14 @@ class Bridge:
         tool_call_id, tool_name = kw.get("tool_call_id", ""), kw.get("tool_name")
         if slot is not None and slot[0] == tool_call_id and slot[1] == tool_name:
             decision = slot[2]
+            if kw.get("args") != slot[3] and not decision.blocked:
+                self._warn_once(
+                    "stale",
+                    "hermes-hooks: another tool_request middleware changed the arguments of %s "
+                    "after hermes-hooks decided on them; the decision stands (Hermes 0.19 hands "
+                    "every middleware the same arguments)",
+                    tool_name,
+                )
         else:
             self._adopt("pre_tool_call")
             hooks = self.hooks

@@ -106,22 +106,33 @@ class Patch:
 
     # ------------------------------------------------------------------ adopting callbacks
 
+    def lead(self, callbacks: Mapping[str, Callable[..., Any]]) -> None:
+        """Put each bridge callback first in Hermes' table: Hermes then calls the bridge before
+        any callback not adopted yet, and the bridge adopts them before Hermes reaches them
+        (Hermes iterates the very list the adoption empties)."""
+        for event, cb in callbacks.items():
+            table = self.manager._hooks.get(event)
+            if table and table[0] != cb and cb in table:
+                table.remove(cb)
+                table.insert(0, cb)
+
     def foreign(
-        self, event: str, callbacks: Mapping[str, Callable[..., Any]], middleware: Any
+        self, event: str, callbacks: Mapping[str, Callable[..., Any]], middleware: Any = None
     ) -> bool:
-        """Whether Hermes' table holds anything but the bridge for ``event``, or the bridge's
-        middleware is not last."""
+        """Whether Hermes' table holds anything but the bridge for ``event``, or (when
+        ``middleware`` is given) the bridge's middleware is not last."""
         table = self.manager._hooks.get(event)
         if table is not None and (len(table) != 1 or table[0] != callbacks.get(event)):
             return True
         chain = self.manager._middleware.get("tool_request")
-        return bool(chain) and chain[-1] != middleware
+        return middleware is not None and bool(chain) and chain[-1] != middleware
 
     def adopt(
-        self, hooks: Hooks, callbacks: Mapping[str, Callable[..., Any]], middleware: Any
+        self, hooks: Hooks, callbacks: Mapping[str, Callable[..., Any]], middleware: Any = None
     ) -> None:
         """Move every other callback of the bridged events into ``hooks``, grouped by owning
-        Hermes plugin and in Hermes' order; put the bridge's middleware last."""
+        Hermes plugin and in Hermes' order; put the bridge's ``middleware`` (when given) last.
+        Never reorder middleware from inside a middleware call: Hermes is iterating that list."""
         from .context import PluginContext
 
         owners = self._owners()
@@ -154,7 +165,7 @@ class Patch:
                 dropped,
             )
         chain = self.manager._middleware.get("tool_request")
-        if chain and middleware in chain and chain[-1] != middleware:
+        if middleware is not None and chain and middleware in chain and chain[-1] != middleware:
             chain.remove(middleware)
             chain.append(middleware)
 

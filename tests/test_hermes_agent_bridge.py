@@ -233,10 +233,19 @@ def deny_answer() -> str:
 
 
 APPROVER = """
+import os
+
+def _count(event):
+    with open(os.environ["HERMES_HOME"] + "/approver.log", "a") as f:
+        f.write(event + "\\n")
+
 def register(ctx):
     def pre_tool_call(tool_name=None, **kwargs):
+        _count("pre_tool_call")
         return {"action": "approve", "message": "approver: ask a human"}
     ctx.register_hook("pre_tool_call", pre_tool_call)
+    ctx.register_hook("pre_llm_call", lambda **kw: _count("pre_llm_call"))
+    ctx.register_hook("post_tool_call", lambda **kw: _count("post_tool_call"))
 """
 
 
@@ -252,6 +261,10 @@ def test_settings_json_deny_stops_the_command_and_the_model_gets_the_message(bri
     assert len(scene.model.requests) == 2
     assert scene.model.tool_results() == [json.dumps({"error": DENY})]
     assert scene.post_calls() == 1  # the hooks: block ran once for the blocked call
+    # The Hermes-style plugin (loaded by Hermes, its hooks adopted by the bridge) ran once per
+    # firing: one turn, one tool call.
+    ran = (scene.home / "approver.log").read_text().split()
+    assert sorted(ran) == ["post_tool_call", "pre_llm_call", "pre_tool_call"]
 
 
 def test_a_native_plugins_pre_llm_call_context_reaches_the_model(bridged, tmp_path):
