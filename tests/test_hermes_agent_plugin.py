@@ -169,3 +169,13 @@ def test_events_without_hooks_answer_nothing(bridge):
     assert bridge.hooks["pre_llm_call"](session_id="s", user_message="hi") is None
     assert bridge.hooks["transform_llm_output"](response_text="hello", session_id="s") is None
     assert bridge.hooks["kanban_task_claimed"](task_id="k1", profile_name="default") is None
+
+
+def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "hermes-agent.md").read_text()
+    bridged, _, rest = page.partition("## What does not work under Hermes 0.19")
+    missing = [e for e in hermes_agent.HERMES_0_19_HOOKS if f"`{e}`" not in bridged]
+    unfired = rest.partition("## ")[0]
+    for event, claude in hermes_agent.unfired_events().items():
+        missing += [n for n in (event, *claude) if f"`{n}`" not in unfired]
+    assert missing == []
