@@ -328,3 +328,35 @@ def test_not_enabled_hermes_behaves_as_without_hermes_hooks(plain, bridged, tmp_
     assert runs["bridged"] == runs["plain"]
     # Hermes alone ignores settings.json and runs its hooks: block itself.
     assert runs["plain"]["ran"] and runs["plain"]["post_calls"] == 1
+
+
+REDISCOVERY = """
+import json, os
+from hermes_cli import plugins
+
+plugins.discover_plugins()
+first = plugins.resolve_pre_tool_block("terminal", {"command": "ls"}, tool_call_id="c1")
+plugins.invoke_hook("pre_llm_call", session_id="s", user_message="hi")
+plugins.discover_plugins(force=True)  # Hermes reloads every plugin, the bridge included
+again = plugins.resolve_pre_tool_block("terminal", {"command": "ls"}, tool_call_id="c2")
+plugins.invoke_hook("pre_llm_call", session_id="s", user_message="hi")
+table = plugins.get_plugin_manager()._hooks
+print(json.dumps({
+    "blocks": [first, again],
+    "ran": open(os.environ["HERMES_HOME"] + "/approver.log").read().split(),
+    "table": {e: len(cbs) for e, cbs in table.items() if e in ("pre_tool_call", "pre_llm_call")},
+}))
+"""
+
+
+def test_block_beats_an_earlier_approve_in_process_and_after_a_rediscovery(bridged, tmp_path):
+    scene = Scene(tmp_path, enabled=["hermes-hooks", "approver"], settings=None)
+    scene.model.close()
+    deny = scene.script("deny.sh", deny_answer())
+    (scene.home / "settings.json").write_text(json.dumps({"hooks": pre_tool_use(deny)}))
+    scene.plugin("approver", APPROVER)
+    out = bridged.py(REDISCOVERY, cwd=tmp_path, HERMES_HOME=str(scene.home), HOME=str(tmp_path))
+    doc = json.loads(out.stdout.strip().splitlines()[-1])
+    assert doc["blocks"] == [DENY, DENY]
+    assert sorted(doc["ran"]) == ["pre_llm_call"] * 2 + ["pre_tool_call"] * 2
+    assert doc["table"] == {"pre_tool_call": 1, "pre_llm_call": 1}  # only the bridge is left
