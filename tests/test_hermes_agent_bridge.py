@@ -45,7 +45,9 @@ def bridged(tmp_path_factory):
     base = tmp_path_factory.getbasetemp()
     venv = Venv(tmp_path_factory.mktemp("hermes-bridged") / "venv")
     venv.install(HERMES_AGENT)
-    venv.install(str(wheel("hermes-hooks", REPO, base)), str(wheel("example", EXAMPLE, base)))
+    venv.install(
+        str(wheel("hermes-hooks", REPO, base)), str(wheel("hermes-hook-example", EXAMPLE, base))
+    )
     return venv
 
 
