@@ -13,8 +13,8 @@ hook runs exactly once per firing (``docs/hermes-agent.md``):
 - The ``hooks:`` block and Claude Code ``settings.json`` hooks are run by our shell adapter;
   Hermes' own registration of the ``hooks:`` block is skipped.
 - Native ``hermes_hooks`` entry-point plugins and the built-in shell adapter are loaded by us.
-- Gateway ``HOOK.yaml`` hooks and ``BOOT.md`` stay with Hermes' gateway, which reads the same
-  ``<home>/hooks/``; the bridge does not load them, so they run once, under Hermes' rules.
+- Gateway ``HOOK.yaml`` hooks stay with Hermes' gateway, which reads the same ``<home>/hooks/``;
+  the bridge loads neither them nor the ``BOOT.md`` built-in (Hermes fires no ``gateway_event``).
 
 Adopting callbacks and skipping Hermes' ``hooks:`` registration touch Hermes internals that have
 no switch; :mod:`hermes_hooks.hermes_patch` does both, only on the Hermes version it was written
