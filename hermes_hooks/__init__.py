@@ -89,6 +89,7 @@ def load(
     entry_points: bool = True,
     builtins: bool = True,
     hookspecs: Iterable[Any] = (),
+    hermes_plugins: bool = True,
 ) -> Hooks:
     """Load the hook system: find the home, read its config, register every plugin and hook.
 
@@ -101,6 +102,9 @@ def load(
     :param builtins: register the built-in plugins (shell hooks, gateway hooks, ...).
     :param hookspecs: the host's own events: modules (or classes) of pluggy hookspecs, added
         before any plugin loads (config ``hookspecs: [dotted.module, ...]`` adds more).
+    :param hermes_plugins: load Hermes-style plugins (plugin directories and
+        ``hermes_agent.plugins`` entry points). Hermes Agent loads those itself when it hosts
+        hermes-hooks (:mod:`hermes_hooks.hermes_agent`), which passes ``False``.
 
     Nothing here raises for a broken plugin or config: problems are logged and shown by
     ``hermes hooks list``.
@@ -131,7 +135,7 @@ def load(
         lockdown.engage(hooks, loaded.errors)
         return hooks
     hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
-    load_plugins(hooks, entry_points=entry_points)
+    load_plugins(hooks, entry_points=entry_points, hermes_plugins=hermes_plugins)
     if builtins:
         load_builtins(hooks)
     hooks.start_watchdog()

@@ -134,13 +134,17 @@ def _seconds(value: Any, where: str) -> float | None:
     return float(value) or None
 
 
-def scan_entry_points() -> list[Candidate]:
-    """Entry points of both groups, sorted by distribution name then entry-point name."""
+def scan_entry_points(groups: Iterable[str] = (NATIVE_GROUP, HERMES_GROUP)) -> list[Candidate]:
+    """Entry points of ``groups``, sorted by distribution name then entry-point name. Our own
+    entry point (the bridge into Hermes Agent, :mod:`hermes_hooks.hermes_agent`) is never a
+    candidate: loading it into ourselves would recurse."""
     from importlib.metadata import entry_points
 
     found = []
-    for group in (NATIVE_GROUP, HERMES_GROUP):
+    for group in groups:
         for ep in entry_points(group=group):
+            if _is_ours(ep.value):
+                continue  # hermes-hooks' own bridge
             dist = getattr(ep, "dist", None)
             found.append(
                 Candidate(
@@ -157,30 +161,44 @@ def scan_entry_points() -> list[Candidate]:
     return found
 
 
-def discover(home: Path, *, entry_points: bool = True) -> list[Candidate]:
-    """Every plugin candidate, in discovery order (user dirs, project dirs, entry points)."""
-    candidates = scan_directory(home / "plugins", "user")
-    if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
-        project = Path.cwd() / ".hermes" / "plugins"
-        if project.resolve() != (home / "plugins").resolve():
-            candidates += scan_directory(project, "project")
+def _is_ours(target: str) -> bool:
+    module = target.partition(":")[0].strip()
+    return module == __package__ or module.startswith(f"{__package__}.")
+
+
+def discover(
+    home: Path, *, entry_points: bool = True, hermes_plugins: bool = True
+) -> list[Candidate]:
+    """Every plugin candidate, in discovery order (user dirs, project dirs, entry points).
+
+    ``hermes_plugins=False`` leaves out what Hermes Agent loads itself when it hosts us (plugin
+    directories and ``hermes_agent.plugins`` entry points): only native entry points remain."""
+    candidates: list[Candidate] = []
+    if hermes_plugins:
+        candidates += scan_directory(home / "plugins", "user")
+        if env_flag("HERMES_ENABLE_PROJECT_PLUGINS"):
+            project = Path.cwd() / ".hermes" / "plugins"
+            if project.resolve() != (home / "plugins").resolve():
+                candidates += scan_directory(project, "project")
     if entry_points:
-        candidates += scan_entry_points()
+        groups = (NATIVE_GROUP, HERMES_GROUP) if hermes_plugins else (NATIVE_GROUP,)
+        candidates += scan_entry_points(groups)
     return candidates
 
 
 # ---------------------------------------------------------------------- loading
 
 
-def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
-    """Discover, filter, import and register every third-party plugin into ``hooks``."""
+def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: bool = True) -> None:
+    """Discover, filter, import and register every third-party plugin into ``hooks``
+    (``hermes_plugins``: see :func:`discover`)."""
     if hooks.safe_mode:
         log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
         return
     policy = Policy.from_config(hooks.config)
     winners: list[Candidate] = []
     seen: dict[str, Candidate] = {}
-    for cand in discover(hooks.home, entry_points=entry_points):
+    for cand in discover(hooks.home, entry_points=entry_points, hermes_plugins=hermes_plugins):
         earlier = seen.get(cand.name)
         if earlier is not None:
             why = f"shadowed by the {earlier.origin} {earlier.source} plugin at {earlier.path}"

@@ -1,0 +1,181 @@
+"""The Hermes Agent plugin without Hermes Agent installed: our own entry point is never loaded into
+ourselves, bridged loading leaves Hermes-style plugins to Hermes, the events Hermes 0.19 never
+fires are named, and the bridge answers each Hermes call site in the shape that site reads.
+(With the real Hermes Agent: tests/test_hermes_agent_bridge.py.)"""
+
+from __future__ import annotations
+
+import json
+import logging
+import textwrap
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermes_hooks
+from hermes_hooks import hermes_agent
+from hermes_hooks.loader import HERMES_GROUP, scan_entry_points
+
+
+def test_our_entry_point_is_installed_for_hermes_but_never_loaded_into_ourselves():
+    ours = [ep for ep in entry_points(group=HERMES_GROUP) if ep.name == "hermes-hooks"]
+    assert [ep.value for ep in ours] == ["hermes_hooks.hermes_agent"]
+    assert all(not (c.path or "").startswith("hermes_hooks") for c in scan_entry_points())
+
+
+def test_bridged_loading_leaves_directory_plugins_to_hermes(home, plugin_dir):
+    plugin_dir(
+        "guard", "def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda **kw: None)\n"
+    )
+    standalone = hermes_hooks.load(home, entry_points=False, builtins=False)
+    bridged = hermes_hooks.load(home, entry_points=False, builtins=False, hermes_plugins=False)
+    assert "guard" in standalone.records
+    assert "guard" not in bridged.records
+
+
+def test_unfired_events_name_the_claude_code_events_hermes_0_19_never_fires():
+    unfired = hermes_agent.unfired_events()
+    for event, claude in [
+        ("user_prompt_submit", "UserPromptSubmit"),
+        ("pre_compress", "PreCompact"),
+        ("permission_request", "PermissionRequest"),
+        ("notification", "Notification"),
+    ]:
+        assert claude in unfired[event]
+    assert not set(unfired) & set(hermes_agent.HERMES_0_19_HOOKS)
+    assert "pre_tool_call" not in unfired
+
+
+class FakeContext:
+    """What the bridge uses of Hermes' ``ctx``: ``register_hook`` and ``register_middleware``."""
+
+    def __init__(self) -> None:
+        self.hooks: dict[str, Any] = {}
+        self.middleware: dict[str, Any] = {}
+        self.warnings = ""
+
+    def register_hook(self, name: str, callback: Any) -> None:
+        assert name not in self.hooks
+        self.hooks[name] = callback
+
+    def register_middleware(self, kind: str, callback: Any) -> None:
+        self.middleware[kind] = callback
+
+
+def _script(tmp_path: Path, name: str, answer: dict[str, Any]) -> str:
+    path = tmp_path / name
+    path.write_text(f"#!/bin/sh\ncat > /dev/null\nprintf '%s\\n' '{json.dumps(answer)}'\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.fixture
+def bridge(home, tmp_path, monkeypatch, caplog):
+    """A bridge attached to a fake Hermes (no hermes-agent installed: it runs unpatched), for a
+    home whose Claude Code settings.json rewrites, denies, adds context and keeps the agent going."""
+    rewrite = _script(
+        tmp_path,
+        "rewrite.sh",
+        {
+            "hookSpecificOutput": {
+                "permissionDecision": "allow",
+                "updatedInput": {"command": "ls -a"},
+            }
+        },
+    )
+    deny = _script(
+        tmp_path,
+        "deny.sh",
+        {"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no rm"}},
+    )
+    context = _script(
+        tmp_path,
+        "context.sh",
+        {"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "checked"}},
+    )
+    keep_going = _script(tmp_path, "stop.sh", {"decision": "block", "reason": "run the tests"})
+
+    def entry(matcher: str, command: str) -> dict[str, Any]:
+        return {"matcher": matcher, "hooks": [{"type": "command", "command": command}]}
+
+    settings = {
+        "hooks": {
+            "PreToolUse": [entry("terminal", rewrite), entry("delete_file", deny)],
+            "PostToolUse": [entry("terminal", context)],
+            "Stop": [{"hooks": [{"type": "command", "command": keep_going}]}],
+        }
+    }
+    (home / "settings.json").write_text(json.dumps(settings))
+    # Unpatched, Hermes runs the hooks: block itself: the bridge must not run this one.
+    (home / "config.yaml").write_text(
+        textwrap.dedent(f"""\
+            hooks:
+              pre_tool_call:
+                - command: {deny}
+            """)
+    )
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "1")
+    ctx = FakeContext()
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        hermes_agent.Bridge().attach(ctx)
+    ctx.warnings = caplog.text
+    return ctx
+
+
+def test_without_the_supported_hermes_the_bridge_warns_and_runs_unpatched(bridge):
+    assert "running unpatched" in bridge.warnings
+    assert set(bridge.hooks) == set(hermes_agent.HERMES_0_19_HOOKS)
+    assert set(bridge.middleware) == {"tool_request"}
+
+
+def test_rewrites_go_through_the_tool_request_middleware(bridge):
+    site = {"tool_name": "terminal", "task_id": "t", "session_id": "s", "tool_call_id": "c1"}
+    rewrite = bridge.middleware["tool_request"](args={"command": "ls", "timeout": 5}, **site)
+    assert rewrite["args"] == {"command": "ls -a", "timeout": 5}
+    # Hermes' pre_tool_call site follows at once: the same decision, the hooks not run again.
+    assert bridge.hooks["pre_tool_call"](args=rewrite["args"], **site) is None
+
+
+def test_a_block_reaches_hermes_as_its_block_directive(bridge):
+    site = {"tool_name": "delete_file", "tool_call_id": "c2"}
+    assert bridge.middleware["tool_request"](args={"path": "/"}, **site) is None
+    answer = bridge.hooks["pre_tool_call"](args={"path": "/"}, **site)
+    assert answer == {"action": "block", "message": "no rm"}
+
+
+def test_the_hooks_block_is_left_to_hermes_when_unpatched(bridge):
+    # config.yaml's hooks: would deny every call; unpatched, Hermes runs it, not the bridge.
+    assert bridge.hooks["pre_tool_call"](tool_name="read_file", args={}, tool_call_id="c3") is None
+
+
+def test_post_tool_use_context_is_appended_to_the_tool_result(bridge):
+    site = {"tool_name": "terminal", "args": {"command": "ls"}, "tool_call_id": "c4"}
+    assert bridge.hooks["post_tool_call"](result='{"output": "a"}', status="ok", **site) is None
+    out = bridge.hooks["transform_tool_result"](result='{"output": "a"}', **site)
+    assert out == '{"output": "a"}\n\nchecked'
+    # Once: the next transform of that call has nothing to add.
+    assert bridge.hooks["transform_tool_result"](result='{"output": "a"}', **site) is None
+
+
+def test_a_stop_hook_keeps_the_agent_going_through_pre_verify(bridge):
+    answer = bridge.hooks["pre_verify"](session_id="s", coding=True, attempt=0, final_response="x")
+    assert answer == {"action": "continue", "message": "run the tests"}
+
+
+def test_events_without_hooks_answer_nothing(bridge):
+    assert bridge.hooks["pre_llm_call"](session_id="s", user_message="hi") is None
+    assert bridge.hooks["transform_llm_output"](response_text="hello", session_id="s") is None
+    assert bridge.hooks["kanban_task_claimed"](task_id="k1", profile_name="default") is None
+
+
+def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
+    page = (Path(__file__).resolve().parents[1] / "docs" / "hermes-agent.md").read_text()
+    bridged, _, rest = page.partition("## What does not work under Hermes 0.19")
+    missing = [e for e in hermes_agent.HERMES_0_19_HOOKS if f"`{e}`" not in bridged]
+    unfired = rest.partition("## ")[0]
+    for event, claude in hermes_agent.unfired_events().items():
+        missing += [n for n in (event, *claude) if f"`{n}`" not in unfired]
+    assert missing == []
