@@ -9,7 +9,6 @@ Commands live in their own modules and are imported only when run, so ``--help``
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -181,37 +180,3 @@ def main(argv: list[str] | None = None) -> None:
     if args[:1] == ["hooks"]:
         args = args[1:]
     run(args)
-
-
-def hermes_main(argv: list[str] | None = None) -> None:
-    """``hermes ...``: ours for ``hooks`` and ``--version``; everything else goes to hermes-agent."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["hooks"]:
-        run(args[1:])
-        return
-    if args[:1] in (["--version"], ["-V"]):
-        from .. import __version__
-
-        click.echo(f"hermes-hooks {__version__}")
-        return
-    agent = _agent_main()
-    if agent is None:
-        click.echo(
-            "hermes: this `hermes` comes from hermes-hooks, which only provides `hermes hooks ...`.\n"
-            "The rest of the `hermes` command line belongs to Hermes Agent, which is not installed here\n"
-            "(pip install hermes-agent). `hermes-hooks --help` shows the hook commands.",
-            err=True,
-        )
-        sys.exit(2)
-    sys.argv = [sys.argv[0], *args]
-    sys.exit(agent())
-
-
-def _agent_main() -> Any:
-    if os.environ.get("HERMES_HOOKS_NO_AGENT") == "1":
-        return None
-    try:
-        from hermes_cli.main import main as agent_main  # type: ignore[import-not-found]  # optional: hermes-agent
-    except Exception:
-        return None
-    return agent_main
