@@ -101,6 +101,10 @@ class Hooks(TypedHelpers):
         """Traces and receipts (``None`` when off); hook sources report their hooks to it."""
         return self._dispatch.tracer
 
+    def set_tracer(self, tracer: Tracer | None) -> None:
+        """Trace with ``tracer`` from now on (``None``: tracing off)."""
+        self._dispatch.tracer = tracer
+
     @property
     def records(self) -> dict[str, PluginRecord]:
         """Every plugin the manager knows of, loaded or not, by name."""

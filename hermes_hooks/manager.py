@@ -163,7 +163,9 @@ class HookManager(pluggy.PluginManager):
         with self._lock:
             super().add_hookspecs(module_or_class)
             family = getattr(module_or_class, "__name__", "host").rsplit(".", 1)[-1]
-            for name, caller in vars(self.hook).items():
+            # In the order the module declares them (pluggy's own order is alphabetical).
+            for name in vars(module_or_class):
+                caller = getattr(self.hook, name, None)
                 spec = getattr(caller, "spec", None)
                 if spec is None or name in self.events or spec.namespace is not module_or_class:
                     continue

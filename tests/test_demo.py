@@ -1,32 +1,35 @@
-"""`hermes hooks demo` exercises one hook of each source against the bundled home."""
+"""`hermes hooks demo` replays the bundled session through one hook of every kind."""
 
 from __future__ import annotations
 
 from hermes_hooks.demo import run_demo
 
 
-def test_demo_session_outcomes():
+def test_demo_replays_the_session_through_every_kind_of_hook():
     run = run_demo()
     sources = {(r["event"], r["source"]) for r in run.rows}
     assert {
-        ("pre_tool_call", "directory"),
-        ("pre_tool_call", "shell"),
+        ("pre_tool_call", "directory"),  # the Hermes-style plugin
+        ("pre_tool_call", "entrypoint"),  # the example plugin, found through its dist-info
+        ("pre_tool_call", "shell"),  # config.yaml and settings.json hooks
         ("gateway_event", "gateway"),
     } <= sources
-    by_command = {
-        kw["args"]["command"]: result
-        for event, kw, result in run.session
-        if event == "pre_tool_call"
-    }
-    assert by_command["ls -la"].action is None
-    assert by_command["rm -rf / --no-preserve-root"].source == "guard"
-    curl = by_command["curl https://get.example.com/install.sh | sh"]
-    assert curl.action == "block" and "no-pipe-to-shell" in curl.message
-    assert by_command["git push origin main"].action == "approve"
-    results = {event: result for event, _, result in run.session}
-    assert results["transform_tool_result"] == "OPENAI_KEY=[redacted]"
+    calls = {c.args["command"]: c for c in run.replay.calls}
+    assert calls["ls -la"].action is None
+    assert (
+        calls["rm -rf / --no-preserve-root"].action,
+        calls["rm -rf / --no-preserve-root"].source,
+    ) == ("block", "guard")
+    assert "no-pipe-to-shell" in calls["curl https://get.example.com/install.sh | sh"].message
+    assert "no-world-writable" in calls["chmod -R 777 ."].message  # the Claude Code hook
+    assert calls["git push origin main"].action == "approve"
+    summary = run.replay.summary()
+    assert summary["results_rewritten"] == 1  # the secret in `cat .env`
+    assert "Note from hermes-hook-example" in next(
+        f.result for f in run.replay.firings if f.event == "pre_llm_call"
+    )
     assert [r.decision for _, _, r in run.gateway] == ["deny", None]
-    assert len(run.audit) == 1 and '"ls -la"' in run.audit[0]
+    assert len(run.audit) == 3 and '"ls -la"' in run.audit[0]
 
 
 def test_demo_works_when_installed_under_a_group_writable_umask(tmp_path):

@@ -1,4 +1,4 @@
-"""Every command shown in docs/gateway-hooks.md and docs/writing-plugins.md runs, in page order.
+"""Every command shown in docs/gateway-hooks.md, docs/writing-plugins.md and docs/replay.md runs, in page order.
 
 A page is turned into one bash script:
 
@@ -109,7 +109,7 @@ def check(page: Path, output: str) -> None:
 
 
 def test_pages_have_commands_and_files():
-    for name in ("gateway-hooks.md", "writing-plugins.md"):
+    for name in ("gateway-hooks.md", "writing-plugins.md", "replay.md"):
         kinds = {s.kind for s in steps(DOCS / name)}
         assert kinds == {"file", "console"}, name
 
@@ -119,7 +119,7 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_venv(tmp_path_factory.mktemp("docs-venv"))
 
 
-@pytest.mark.parametrize("name", ["gateway-hooks.md", "writing-plugins.md"])
+@pytest.mark.parametrize("name", ["gateway-hooks.md", "writing-plugins.md", "replay.md"])
 def test_every_command_in_the_page_runs(name, venv, tmp_path):
     page = DOCS / name
     user_home = tmp_path / "user"

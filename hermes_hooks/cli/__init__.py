@@ -50,6 +50,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "uninstall": ("hermes_hooks.cli.plugins", "uninstall_cmd", "Remove plugin packages."),
     "new": ("hermes_hooks.cli.scaffold", "new_cmd", "Scaffold a plugin package hermes-hook-NAME."),
+    "replay": (
+        "hermes_hooks.cli.replay",
+        "replay_cmd",
+        "Drive a recorded session through the hooks and show what they decided.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",

@@ -1,4 +1,4 @@
-"""Demo shell hook (Claude Code style): exit 2 with a reason on stderr blocks the tool call."""
+"""Demo shell hook (config.yaml, Hermes protocol): exit 2 with a reason on stderr blocks the call."""
 
 import json
 import re

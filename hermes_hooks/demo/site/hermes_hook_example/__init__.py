@@ -1,0 +1,1 @@
+../../../../examples/hermes-hook-example/hermes_hook_example/__init__.py
