@@ -37,6 +37,13 @@ def _check_text(cls: str, name: str, value: Any) -> None:
         raise InvalidAnswer(f"{cls}({name}={value!r}): {name} must be a string or None")
 
 
+def _is_text(value: Any) -> bool:
+    return value is None or type(value) is str
+
+
+_TOOL_ACTIONS = ("block", "approve", "allow", None)
+
+
 def _check_texts(obj: Any, *names: str) -> None:
     for name in names:
         _check_text(type(obj).__name__, name, getattr(obj, name))
@@ -61,10 +68,19 @@ class ToolDecision:
     source: str | None = None
 
     def __post_init__(self) -> None:
-        _check("ToolDecision", "action", self.action, ("block", "approve", "allow", None))
-        if self.args is not None and not isinstance(self.args, Mapping):
-            raise InvalidAnswer(f"ToolDecision(args={self.args!r}): args must be a mapping or None")
-        _check_texts(self, "message", "rule_key", "context", "source")
+        # On every blocking answer's path: the checks are written out, not looped.
+        if self.action not in _TOOL_ACTIONS:
+            _check("ToolDecision", "action", self.action, _TOOL_ACTIONS)
+        args = self.args
+        if args is not None and type(args) is not dict and not isinstance(args, Mapping):
+            raise InvalidAnswer(f"ToolDecision(args={args!r}): args must be a mapping or None")
+        if not (
+            _is_text(self.message)
+            and _is_text(self.rule_key)
+            and _is_text(self.context)
+            and _is_text(self.source)
+        ):
+            _check_texts(self, "message", "rule_key", "context", "source")
 
     @property
     def blocked(self) -> bool:

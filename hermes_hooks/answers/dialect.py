@@ -18,12 +18,21 @@ def text(value: Any) -> str | None:
 
 
 def mapping(value: Any) -> Mapping[str, Any] | None:
+    if type(value) is dict:  # the common case, without the ABC check's cost
+        return value
     return value if isinstance(value, Mapping) else None
+
+
+_EMPTY: Mapping[str, Any] = {}
 
 
 def specific(raw: Mapping[str, Any]) -> Mapping[str, Any]:
     """Claude Code ``hookSpecificOutput`` or docker-agent ``hook_specific_output``, else ``{}``."""
-    return mapping(raw.get("hookSpecificOutput")) or mapping(raw.get("hook_specific_output")) or {}
+    if "hookSpecificOutput" not in raw and "hook_specific_output" not in raw:
+        return _EMPTY
+    return (
+        mapping(raw.get("hookSpecificOutput")) or mapping(raw.get("hook_specific_output")) or _EMPTY
+    )
 
 
 def first(values: Mapping[str, Any], *keys: str) -> Any:

@@ -118,9 +118,11 @@ class ToolAnswers(AnswerType):
                 action = None
             else:
                 message = default_block
-        if not isinstance(args, Mapping):
+        if args is not None and not isinstance(args, Mapping):
             args = None
-        context = context_of({k: v for k, v in m.items() if k != "decision"})
+        context = None
+        if "context" in m or spec:
+            context = context_of({k: v for k, v in m.items() if k != "decision"})
         if action is None and args is None and context is None:
             return None
         return ToolDecision(
@@ -154,6 +156,15 @@ class ToolAnswers(AnswerType):
     def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         if not answers:
             return _NEUTRAL
+        if len(answers) == 1:
+            only: ToolDecision = answers[0]
+            action = only.action
+            if (
+                (only.args is None or action != "block")
+                and (only.rule_key is None or action == "approve")
+                and (action is not None or (only.message is None and only.source is None))
+            ):
+                return only  # already in its combined form
         winner: ToolDecision | None = None
         merged: dict[str, Any] | None = None
         for d in answers:
