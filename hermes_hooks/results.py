@@ -37,10 +37,6 @@ def _check_text(cls: str, name: str, value: Any) -> None:
         raise InvalidAnswer(f"{cls}({name}={value!r}): {name} must be a string or None")
 
 
-def _is_text(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
 _TOOL_ACTIONS = ("block", "approve", "allow", None)
 
 
@@ -74,11 +70,12 @@ class ToolDecision:
         args = self.args
         if args is not None and type(args) is not dict and not isinstance(args, Mapping):
             raise InvalidAnswer(f"ToolDecision(args={args!r}): args must be a mapping or None")
+        message, rule_key, context, source = self.message, self.rule_key, self.context, self.source
         if not (
-            _is_text(self.message)
-            and _is_text(self.rule_key)
-            and _is_text(self.context)
-            and _is_text(self.source)
+            (message is None or type(message) is str)
+            and (rule_key is None or type(rule_key) is str)
+            and (context is None or type(context) is str)
+            and (source is None or type(source) is str)
         ):
             _check_texts(self, "message", "rule_key", "context", "source")
 

@@ -7,6 +7,8 @@ import threading
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import hermes_hooks
 from hermes_hooks import PromptDecision, ToolDecision
@@ -469,3 +471,34 @@ def test_fail_closed_gateway_hook_denies(hooks):
     hooks.register(plugin(gateway_event=bad), "policy", fail_closed=True)
     d = hooks.emit_sync("command:reset", {})
     assert d.decision == "deny" and d.source == "policy" and "policy store down" in d.message
+
+
+# ---------------------------------------------------------------- the fast path agrees
+
+
+_WORDS = st.sampled_from(
+    ["block", "approve", "allow", "deny", "ask", "modify", " ", "", "why", None, 3]
+)
+
+
+@given(
+    st.one_of(
+        st.dictionaries(st.sampled_from(["action", "message", "rule_key"]), _WORDS),
+        st.dictionaries(st.sampled_from(["decision", "reason"]), _WORDS),
+        st.builds(
+            lambda spec: {"hookSpecificOutput": spec},
+            st.dictionaries(
+                st.sampled_from(
+                    ["hookEventName", "permissionDecision", "permissionDecisionReason"]
+                ),
+                _WORDS,
+            ),
+        ),
+    )
+)
+def test_plain_shapes_read_the_same_on_the_fast_path_and_the_general_one(raw):
+    from types import MappingProxyType
+
+    fast = _TOOL.normalise(raw, "h")  # a dict: may take the fast path
+    general = _TOOL.normalise(MappingProxyType(raw), "h")  # not a dict: the general walk
+    assert fast == general

@@ -17,6 +17,41 @@ _PERMISSION = {"deny": "block", "block": "block", "ask": "approve", "allow": "al
 _NEUTRAL = ToolDecision()
 
 
+# The shapes nearly every blocking hook answers with, read without the general walk below.
+_HERMES_KEYS = frozenset({"action", "message", "rule_key"})
+_LEGACY_KEYS = frozenset({"decision", "reason"})
+_SPECIFIC_KEYS = frozenset({"hookEventName", "permissionDecision", "permissionDecisionReason"})
+
+
+def _plain(raw: dict[str, Any], source: str | None) -> ToolDecision | None:
+    """A block or approval in one of the plain shapes, or ``None`` to take the general path."""
+    keys = raw.keys()
+    if keys <= _HERMES_KEYS:
+        action, message, rule_key = raw.get("action"), raw.get("message"), raw.get("rule_key")
+    elif keys <= _LEGACY_KEYS:
+        # Claude Code's legacy "approve" means allow: only "block" is read here.
+        action, message, rule_key = raw.get("decision"), raw.get("reason"), None
+        if action != "block":
+            return None
+    elif len(keys) == 1 and type(spec := raw.get("hookSpecificOutput")) is dict:
+        if not spec.keys() <= _SPECIFIC_KEYS:
+            return None
+        action = _PERMISSION.get(spec.get("permissionDecision"))  # type: ignore[arg-type]  # any value
+        message, rule_key = spec.get("permissionDecisionReason"), None
+    else:
+        return None
+    if action not in ("block", "approve") or type(message) is not str:
+        return None
+    message = message.strip()
+    if not message:
+        return None
+    if rule_key is not None:
+        if type(rule_key) is not str:
+            return None
+        rule_key = rule_key.strip() or None
+    return ToolDecision(action, message, None, rule_key if action == "approve" else None, None, source)
+
+
 class ToolAnswers(AnswerType):
     """Accepted: Hermes ``{"action": "block"|"approve"|"allow"|"modify", "message", "args",
     "rule_key"}``; Claude Code ``{"decision": "block"|"approve", "reason"}`` (legacy ``approve``
@@ -68,7 +103,11 @@ class ToolAnswers(AnswerType):
     )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
-        if isinstance(raw, ToolDecision):
+        if type(raw) is dict:
+            fast = _plain(raw, source)
+            if fast is not None:
+                return fast
+        elif isinstance(raw, ToolDecision):
             return retag(raw, source)
         m = mapping(raw)
         if m is None:
