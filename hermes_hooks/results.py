@@ -83,6 +83,29 @@ class ToolDecision:
     def blocked(self) -> bool:
         return self.action == "block"
 
+    @classmethod
+    def _checked(
+        cls,
+        action: ToolAction | None,
+        message: str | None,
+        args: dict[str, Any] | None,
+        rule_key: str | None,
+        context: str | None,
+        source: str | None,
+    ) -> ToolDecision:
+        """Built from values a reader has already checked: the blocking path skips the frozen
+        dataclass's per-field ``__setattr__`` and the re-check (a test holds the two equal)."""
+        made = object.__new__(cls)
+        made.__dict__.update(
+            action=action,
+            message=message,
+            args=args,
+            rule_key=rule_key,
+            context=context,
+            source=source,
+        )
+        return made
+
 
 @dataclass(frozen=True)
 class PromptDecision:

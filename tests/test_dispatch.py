@@ -502,3 +502,13 @@ def test_plain_shapes_read_the_same_on_the_fast_path_and_the_general_one(raw):
     fast = _TOOL.normalise(raw, "h")  # a dict: may take the fast path
     general = _TOOL.normalise(MappingProxyType(raw), "h")  # not a dict: the general walk
     assert fast == general
+
+
+def test_a_checked_decision_equals_a_built_one():
+    from hermes_hooks.results import ToolDecision
+
+    fast = ToolDecision._checked("block", "m", None, None, None, "s")
+    assert fast == ToolDecision(action="block", message="m", source="s")
+    assert hash(fast) == hash(ToolDecision(action="block", message="m", source="s"))
+    with pytest.raises(AttributeError):
+        fast.action = "allow"  # type: ignore[misc]  # frozen, like any ToolDecision

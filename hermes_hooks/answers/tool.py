@@ -49,7 +49,8 @@ def _plain(raw: dict[str, Any], source: str | None) -> ToolDecision | None:
         if type(rule_key) is not str:
             return None
         rule_key = rule_key.strip() or None
-    return ToolDecision(action, message, None, rule_key if action == "approve" else None, None, source)
+    rule_key = rule_key if action == "approve" else None
+    return ToolDecision._checked(action, message, None, rule_key, None, source)
 
 
 class ToolAnswers(AnswerType):
