@@ -5,7 +5,41 @@ Each module (or package, like ``shell_hooks``) listed in :data:`BUILTINS` expose
 when it has nothing to contribute); one that is a :class:`hermes_hooks.sources.HookSource` is
 registered as a hook source. ``hooks`` is the :class:`hermes_hooks.Hooks` being loaded; a
 built-in reads ``hooks.config`` and ``hooks.home`` from it.
+
+Next to each name, a cheap test of whether the home or config gives the source anything to do:
+when it says no, the module is not even imported (a host without shell hooks pays nothing for
+the shell adapter, ``asyncio`` or the process code). ``setup`` still has the last word.
 """
 
-#: Built-in plugin modules and packages, in registration order.
-BUILTINS: tuple[str, ...] = ("gateway_hooks", "boot_md", "shell_hooks")
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+
+def _gateway_hooks(hooks: Hooks) -> bool:
+    return (hooks.home / "hooks").is_dir()
+
+
+def _boot_md(hooks: Hooks) -> bool:
+    return (hooks.home / "BOOT.md").is_file()
+
+
+def _shell_hooks(hooks: Hooks) -> bool:
+    config: Any = hooks.config
+    return (
+        config.get("hooks") is not None
+        or config.get("hooks_settings_files") is not None
+        or (hooks.home / "settings.json").exists()
+    )
+
+
+#: Built-in plugin modules and packages, in registration order, each with its "anything to do?"
+BUILTINS: dict[str, Callable[[Hooks], bool]] = {
+    "gateway_hooks": _gateway_hooks,
+    "boot_md": _boot_md,
+    "shell_hooks": _shell_hooks,
+}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import inspect
 import itertools
@@ -105,6 +104,8 @@ class EventBus:
     async def aemit(self, name: str, payload: Any = None) -> list[Any]:
         """:meth:`emit` for async code: listeners run off the event loop, async listeners are
         awaited on it, one listener after the other."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         return await asyncio.to_thread(self.emit, name, payload, on_loop(loop))
 

@@ -85,3 +85,23 @@ def check_manifest(manifest: Mapping[str, Any], origin: str) -> list[str]:
     for problem in problems:
         log.warning("%s", problem)
     return problems
+
+
+def manifest_int(value: Any, where: str) -> int:
+    """An integer manifest value (``priority``); anything else is reported and read as 0."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        log.warning("%s: %r is not an integer; using 0", where, value)
+        return 0
+    return value
+
+
+def manifest_seconds(value: Any, where: str) -> float | None:
+    """A number of seconds (``timeout``; 0 = no limit); anything else is reported, not used."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        log.warning("%s: %r is not a number of seconds (0 = no limit); ignored", where, value)
+        return None
+    return float(value) or None

@@ -15,18 +15,20 @@ async copy of the loop to keep in step.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from .manager import HookManager, Impl, Route
 from .trace import Probe, Tracer
 from .watchdog import run_limited
+
+if TYPE_CHECKING:
+    import asyncio
 
 log = logging.getLogger("hermes_hooks")
 
@@ -45,11 +47,15 @@ async def _await(value: Any) -> Any:
 
 
 async def _gather(values: Sequence[Any]) -> list[Any]:
+    import asyncio
+
     return list(await asyncio.gather(*values, return_exceptions=True))
 
 
 def run_sync(awaitable: Any) -> Any:
     """Run an awaitable to completion from synchronous code, whatever loop is (not) running."""
+    import asyncio  # here, not at import: hosts that never await pay nothing for asyncio
+
     coro = awaitable if inspect.iscoroutine(awaitable) else _await(awaitable)
     try:
         asyncio.get_running_loop()
@@ -75,6 +81,7 @@ def run_sync(awaitable: Any) -> Any:
 
 def on_loop(loop: asyncio.AbstractEventLoop) -> Resolve:
     """A resolver that awaits on ``loop`` (the host's) from a worker thread."""
+    import asyncio
 
     def resolve(awaitable: Any) -> Any:
         coro: Coroutine[Any, Any, Any] = _await(awaitable)
@@ -316,5 +323,7 @@ class Dispatcher:
     async def arun(self, route: Route, kwargs: Mapping[str, Any]) -> Any:
         """:meth:`run` off the event loop: hooks run in a worker thread, async hooks on the
         caller's loop, so nothing a hook does blocks the loop."""
+        import asyncio
+
         loop = asyncio.get_running_loop()
         return await asyncio.to_thread(self.run, route, kwargs, on_loop(loop))

@@ -9,6 +9,7 @@ order (see ``docs/writing-plugins.md``, "Order").
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import env_flag, read_yaml
-from .configcheck import check_manifest
+from .configcheck import check_manifest, manifest_int, manifest_seconds
 from .importing import ensure_package, import_file
 from .policy import Policy
 
@@ -108,41 +109,30 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 manifest=manifest,
                 manifest_error=error,
                 version=str(manifest["version"]) if manifest.get("version") is not None else None,
-                priority=_int(manifest.get("priority"), f"{manifest_file} priority"),
+                priority=manifest_int(manifest.get("priority"), f"{manifest_file} priority"),
                 fail_closed=bool(manifest.get("fail_closed", False)),
-                timeout=_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
+                timeout=manifest_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
             )
         )
     return found
 
 
-def _int(value: Any, where: str) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, bool) or not isinstance(value, int):
-        log.warning("%s: %r is not an integer; using 0", where, value)
-        return 0
-    return value
+@functools.lru_cache(maxsize=8)
+def _entry_points(group: str, path: tuple[str, ...]) -> tuple[Any, ...]:
+    """The entry points of ``group`` visible on ``path``: scanned once per process and path (the
+    metadata scan reads every installed distribution)."""
+    from importlib.metadata import entry_points
 
-
-def _seconds(value: Any, where: str) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        log.warning("%s: %r is not a number of seconds (0 = no limit); ignored", where, value)
-        return None
-    return float(value) or None
+    return tuple(entry_points(group=group))
 
 
 def scan_entry_points(groups: Iterable[str] = (NATIVE_GROUP, HERMES_GROUP)) -> list[Candidate]:
     """Entry points of ``groups``, sorted by distribution name then entry-point name. Our own
     entry point (the bridge into Hermes Agent, :mod:`hermes_hooks.hermes_agent`) is never a
     candidate: loading it into ourselves would recurse."""
-    from importlib.metadata import entry_points
-
     found = []
     for group in groups:
-        for ep in entry_points(group=group):
+        for ep in _entry_points(group, tuple(sys.path)):
             if _is_ours(ep.value):
                 continue  # hermes-hooks' own bridge
             dist = getattr(ep, "dist", None)
@@ -366,6 +356,9 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
 
     for modname in names if names is not None else BUILTINS:
         name = f"builtin:{modname}"
+        wanted = BUILTINS.get(modname)
+        if wanted is not None and not wanted(hooks):
+            continue  # nothing configured for it: not even imported
         try:
             module = importlib.import_module(f"{__package__}.builtin_plugins.{modname}")
             plugin = module.setup(hooks)

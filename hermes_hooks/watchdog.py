@@ -11,7 +11,6 @@ dispatch path pays for the watchdog.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import threading
@@ -42,6 +41,8 @@ def _stack_of(thread: threading.Thread) -> str:
 def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], Any]) -> Any:
     """``call()`` (and await what it returns) within ``impl.timeout`` seconds, or raise
     :class:`HookTimeout` naming the hook and the stack it is stuck in."""
+    import asyncio
+
     limit = impl.timeout
     assert limit is not None
     if impl.is_async:

@@ -265,3 +265,20 @@ def test_cli_config_yaml_fallback(home):
 def test_home_from_environment(home, monkeypatch):
     monkeypatch.setenv("HERMES_HOME", str(home))
     assert hermes_hooks.load(entry_points=False).home == home
+
+
+def test_an_unconfigured_source_is_not_even_imported(home, tmp_path):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, hermes_hooks\n"
+        f"hermes_hooks.load({str(home)!r}, entry_points=False)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('hermes_hooks.builtin_plugins.')))\n"
+        "print('asyncio' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split("\n")[:2] == ["[]", "False"]
+    (home / "settings.json").write_text('{"hooks": {}}')
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "hermes_hooks.builtin_plugins.shell_hooks" in out.stdout
