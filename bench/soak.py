@@ -1,0 +1,184 @@
+"""Soak: many threads firing events through Python hooks and one-shot shell hooks while another
+thread registers and unregisters a plugin, then checks that nothing was lost or duplicated and
+that file descriptors, child processes and memory are back where they started.
+
+Usage: ``python bench/soak.py [--threads 8] [--events 10000] [--write]``. The test suite runs a
+short version (``tests/test_soak.py``). Warm hook workers are not in the mix yet (issue 12).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+SHELL_EVERY = 50  # one post_tool_call (with its shell hook) every SHELL_EVERY events per thread
+
+
+def _fds() -> int:
+    return len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else -1
+
+
+def _rss_kib() -> int:
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+    except OSError:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def _children_left() -> bool:
+    try:
+        pid, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return True if pid == 0 else _children_left()
+
+
+def make_home(root: Path) -> tuple[Path, Path]:
+    home = root / "home"
+    plugin = home / "plugins" / "counter"
+    plugin.mkdir(parents=True)
+    (plugin / "__init__.py").write_text(
+        "import threading\n"
+        "from hermes_hooks import hookimpl\n"
+        "LOCK = threading.Lock()\nCALLS = []\n\n"
+        "@hookimpl\n"
+        "def pre_tool_call(args):\n"
+        "    with LOCK:\n"
+        "        CALLS.append(args['n'])\n"
+        "    if args['n'] % 7 == 0:\n"
+        "        return {'action': 'block', 'message': f\"no {args['n']}\"}\n"
+    )
+    log = root / "shell.log"
+    script = root / "count.sh"
+    script.write_text(f"#!/bin/sh\ncat >/dev/null\necho x >> {log}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    (home / "config.yaml").write_text(f"hooks:\n  post_tool_call:\n    - command: {script}\n")
+    return home, log
+
+
+def run(threads: int, events: int) -> dict[str, Any]:
+    """The soak; returns its figures and the problems found (``problems`` empty: all good)."""
+    import hermes_hooks
+    from hermes_hooks import hookimpl
+
+    tmp = Path(tempfile.mkdtemp(prefix="hermes-soak-"))
+    home, log = make_home(tmp)
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    counter = sys.modules["hermes_plugins.counter"]
+    problems: list[str] = []
+    wrong: Counter[str] = Counter()
+    stop = threading.Event()
+    churned = [0]
+
+    class Churn:
+        @hookimpl
+        def pre_tool_call(self) -> None:
+            return None
+
+    def churn() -> None:
+        while not stop.is_set():
+            name = hooks.register(Churn(), "churn")
+            hooks.unregister(name)
+            churned[0] += 1
+
+    def fire(worker: int) -> None:
+        for i in range(events):
+            n = worker * events + i
+            decision = hooks.pre_tool_call(tool_name="terminal", args={"n": n}, session_id="soak")
+            expected = ("block", f"no {n}") if n % 7 == 0 else (None, None)
+            if (decision.action, decision.message) != expected:
+                wrong["decision"] += 1
+            if i % SHELL_EVERY == 0:
+                hooks.post_tool_call(tool_name="terminal", args={"n": n}, result="ok", status="ok")
+
+    # Warm-up, then the baseline.
+    hooks.post_tool_call(tool_name="terminal", args={"n": -1}, result="ok", status="ok")
+    fds, rss = _fds(), _rss_kib()
+    started = time.perf_counter()
+    churner = threading.Thread(target=churn)
+    churner.start()
+    workers = [threading.Thread(target=fire, args=(w,)) for w in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    stop.set()
+    churner.join()
+    elapsed = time.perf_counter() - started
+    total = threads * events
+    shell_expected = threads * len(range(0, events, SHELL_EVERY)) + 1
+    calls = Counter(counter.CALLS)
+    if len(counter.CALLS) != total or set(calls.values()) != {1} or len(calls) != total:
+        problems.append(f"counter plugin saw {len(counter.CALLS)} calls for {total} events")
+    if wrong:
+        problems.append(f"{wrong['decision']} decision(s) differ from what the hooks answered")
+    shell_runs = len(log.read_text().splitlines())
+    if shell_runs != shell_expected:
+        problems.append(f"shell hook ran {shell_runs} times, expected {shell_expected}")
+    counter.CALLS.clear()  # the plugin's own record, not the dispatcher's memory
+    del calls
+    import gc
+
+    gc.collect()
+    fds_after, rss_after = _fds(), _rss_kib()
+    if fds_after > fds + 2:
+        problems.append(f"file descriptors: {fds} before, {fds_after} after")
+    if _children_left():
+        problems.append("child processes left behind")
+    hooks.close()
+    return {
+        "threads": threads,
+        "events": total,
+        "shell_runs": shell_runs,
+        "churn_cycles": churned[0],
+        "seconds": round(elapsed, 2),
+        "events_per_second": round(total / elapsed),
+        "fds_before": fds,
+        "fds_after": fds_after,
+        "rss_kib_before": rss,
+        "rss_kib_after": rss_after,
+        "problems": problems,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=8)
+    parser.add_argument("--events", type=int, default=10000)
+    parser.add_argument("--write", action="store_true", help="update docs/performance.md")
+    args = parser.parse_args()
+    result = run(args.threads, args.events)
+    lines = [
+        f"{result['threads']} threads × {args.events} events ({result['events']} in all), "
+        f"{result['shell_runs']} one-shot shell hook runs, {result['churn_cycles']} "
+        f"register/unregister cycles alongside: {result['seconds']} s "
+        f"({result['events_per_second']} events/s).",
+        "",
+        f"- file descriptors: {result['fds_before']} before, {result['fds_after']} after",
+        f"- resident memory: {result['rss_kib_before'] // 1024} MiB before, "
+        f"{result['rss_kib_after'] // 1024} MiB after",
+        "- lost or duplicated results, wrong decisions, leftover child processes: "
+        + ("none" if not result["problems"] else "; ".join(result["problems"])),
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from dispatch import write_section
+
+        write_section(text, "<!-- soak:begin -->", "<!-- soak:end -->")
+    sys.exit(1 if result["problems"] else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,18 @@
+"""A short soak (bench/soak.py): threads firing Python and shell hooks while a plugin is
+registered and unregistered over and over; nothing lost, duplicated or leaked."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+
+from soak import run  # noqa: E402
+
+
+def test_short_soak_loses_nothing_and_leaks_nothing(home):
+    result = run(threads=4, events=400)
+    assert result["problems"] == []
+    assert result["events"] == 1600 and result["churn_cycles"] > 0
+    assert result["shell_runs"] == 4 * 8 + 1
