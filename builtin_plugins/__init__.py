@@ -37,9 +37,14 @@ def _shell_hooks(hooks: Hooks) -> bool:
     )
 
 
+def _dangerous_patterns(hooks: Hooks) -> bool:
+    return bool(hooks.config.get("dangerous_patterns"))
+
+
 #: Built-in plugin modules and packages, in registration order, each with its "anything to do?"
 BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "gateway_hooks": _gateway_hooks,
     "boot_md": _boot_md,
+    "dangerous_patterns": _dangerous_patterns,
     "shell_hooks": _shell_hooks,
 }

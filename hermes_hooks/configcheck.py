@@ -26,6 +26,7 @@ TOP_LEVEL = (
     "gateway_hooks",
     "boot_md",
     "hookspecs",
+    "dangerous_patterns",
     "trace_file",
     "trace_payloads",
     "otel",

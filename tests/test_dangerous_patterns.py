@@ -1,0 +1,108 @@
+"""The dangerous_patterns built-in through hermes_hooks.load() with real rule files."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+import hermes_hooks
+
+VULTR = """
+rules:
+  - pattern: '\\bvultr\\s+instance\\s+delete'
+    description: deleting a Vultr instance
+    action: deny
+    protected: true
+  - pattern: '\\bvultr\\s+(account\\s+info|instance\\s+list)\\b'
+    description: read-only Vultr commands
+    action: allow
+  - pattern: '\\bvultr\\b'
+    description: any other Vultr command
+    action: ask
+"""
+
+
+@pytest.fixture
+def vultr_home(home: Path) -> Path:
+    (home / "dangerous-patterns.yaml").write_text(VULTR)
+    return home
+
+
+def decide(hooks, command: str, **extra):
+    return hooks.pre_tool_call(tool_name="terminal", args={"command": command}, **extra)
+
+
+def test_deny_allow_and_ask_rules(vultr_home):
+    hooks = hermes_hooks.load(vultr_home, {"dangerous_patterns": True}, entry_points=False)
+    assert decide(hooks, "vultr instance list").action is None
+    denied = decide(hooks, "vultr instance delete x")
+    assert denied.action == "block" and "deleting a Vultr instance" in denied.message
+    # however the host is set to approve things, a block is a block
+    assert decide(hooks, "vultr instance delete x", approval_mode="yolo").action == "block"
+    asked = decide(hooks, "vultr dns list")
+    assert (asked.action, asked.rule_key) == ("approve", "any other Vultr command")
+    assert decide(hooks, "ls -la").action is None
+    assert (
+        decide(hooks, "\x1b[31mvultr\x1b[0m instance delete x").action == "block"
+    )  # ANSI stripped
+    row = next(r for r in hooks.rows() if r["name"] == "builtin:dangerous_patterns")
+    assert row["status"] == "active"
+
+
+def test_an_invalid_regex_skips_that_rule_only_and_names_file_and_line(vultr_home, caplog):
+    rules = vultr_home / "dangerous-patterns"
+    rules.mkdir()
+    (rules / "broken.yaml").write_text(
+        "- {pattern: 'rm\\s+-rf', description: recursive delete, action: ask}\n"
+        "- {pattern: '(unclosed', description: broken, action: deny}\n"
+    )
+    hooks = hermes_hooks.load(vultr_home, {"dangerous_patterns": True}, entry_points=False)
+    assert any(
+        "broken.yaml:2" in r.getMessage() and "invalid pattern" in r.getMessage()
+        for r in caplog.records
+    )
+    assert decide(hooks, "rm -rf build").action == "approve"  # the good rule of that file works
+    assert decide(hooks, "vultr instance delete x").action == "block"  # the other file too
+
+
+def test_changed_rules_are_reported_and_protected_rules_loudly(vultr_home, caplog):
+    hermes_hooks.load(vultr_home, {"dangerous_patterns": True}, entry_points=False)
+    state = json.loads((vultr_home / "dangerous-patterns.state.json").read_text())
+    assert "deleting a Vultr instance" in state["protected"]
+    (vultr_home / "dangerous-patterns.yaml").write_text(
+        VULTR.replace("action: deny", "action: ask", 1)
+    )
+    seen = []
+    for _ in range(2):
+        caplog.clear()
+        hermes_hooks.load(vultr_home, {"dangerous_patterns": True}, entry_points=False)
+        seen.append([(r.levelno, r.getMessage()) for r in caplog.records])
+    protected = "protected rule 'deleting a Vultr instance' changed"
+    # the protected rule's change is an error at every load, until its entry is removed
+    assert all(any(lvl == logging.ERROR and protected in m for lvl, m in load) for load in seen)
+    # the file's change is reported once, at the first load that sees it
+    changed = [any("changed since the last load" in m for _, m in load) for load in seen]
+    assert changed == [True, False]
+
+
+def test_shipped_groups_are_off_until_enabled(home):
+    hooks = hermes_hooks.load(home, {"dangerous_patterns": True}, entry_points=False)
+    assert decide(hooks, "echo hermes-hooks-dangerous-test-deny").action is None
+    assert decide(hooks, "terraform destroy").action is None
+    hooks = hermes_hooks.load(
+        home,
+        {"dangerous_patterns": {"enable_groups": ["test", "infrastructure"]}},
+        entry_points=False,
+    )
+    assert decide(hooks, "echo hermes-hooks-dangerous-test-deny").action == "block"
+    assert decide(hooks, "echo hermes-hooks-dangerous-test-ask").action == "approve"
+    assert decide(hooks, "terraform destroy -target x").rule_key == "terraform destroy"
+
+
+def test_off_unless_configured(vultr_home):
+    hooks = hermes_hooks.load(vultr_home, {}, entry_points=False)
+    assert decide(hooks, "vultr instance delete x").action is None
+    assert "builtin:dangerous_patterns" not in hooks.records
