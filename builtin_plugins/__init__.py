@@ -8,4 +8,4 @@ built-in reads ``hooks.config`` and ``hooks.home`` from it.
 """
 
 #: Built-in plugin modules and packages, in registration order.
-BUILTINS: tuple[str, ...] = ("gateway_hooks", "boot_md", "shell_hooks")
+BUILTINS: tuple[str, ...] = ("gateway_hooks", "boot_md", "shell_hooks", "required")

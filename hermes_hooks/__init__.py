@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from .catalogue import UnknownEvent
     from .context import HostUnavailable, PluginContext
@@ -89,6 +89,7 @@ def load(
     entry_points: bool = True,
     builtins: bool = True,
     hookspecs: Iterable[Any] = (),
+    ask: Callable[[str], bool] | bool | None = None,
 ) -> Hooks:
     """Load the hook system: find the home, read its config, register every plugin and hook.
 
@@ -101,6 +102,10 @@ def load(
     :param builtins: register the built-in plugins (shell hooks, gateway hooks, ...).
     :param hookspecs: the host's own events: modules (or classes) of pluggy hookspecs, added
         before any plugin loads (config ``hookspecs: [dotted.module, ...]`` adds more).
+    :param ask: how a person is asked to approve a shell hook at its first firing: a callable
+        (the host's own UI) gets the question (the command, its script and sha256, where it is
+        configured) and returns ``True`` to approve; ``False`` asks nobody (unapproved hooks do
+        not run); ``None`` asks on the terminal when there is one.
 
     Nothing here raises for a broken plugin or config: problems are logged and shown by
     ``hermes hooks list``.
@@ -121,6 +126,7 @@ def load(
         host=host,
     )
     hooks.config_errors = loaded.errors
+    hooks.ask = ask
     hooks.safe_mode = safe_mode()
     for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
         hooks.add_hookspecs(module)

@@ -48,6 +48,9 @@ class Hooks(TypedHelpers):
         self.accept_hooks = accept_hooks
         self.safe_mode = False
         self.host = host
+        #: The host's consent prompt for shell hooks (``None``: a terminal prompt when there is
+        #: a terminal); see :func:`hermes_hooks.load`.
+        self.ask: Any = None
         #: Why the config could not be read (then nothing loads and tool calls block).
         self.config_errors: list[str] = []
         #: Keys of ours that look misspelt (reported, not fatal).

@@ -109,7 +109,7 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 manifest_error=error,
                 version=str(manifest["version"]) if manifest.get("version") is not None else None,
                 priority=_int(manifest.get("priority"), f"{manifest_file} priority"),
-                fail_closed=bool(manifest.get("fail_closed", False)),
+                fail_closed=bool(manifest.get("fail_closed") or manifest.get("required")),
                 timeout=_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
             )
         )
@@ -178,6 +178,9 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
         log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
         return
     policy = Policy.from_config(hooks.config)
+    from .builtin_plugins.required import required_names
+
+    required = required_names(hooks.config)
     winners: list[Candidate] = []
     seen: dict[str, Candidate] = {}
     for cand in discover(hooks.home, entry_points=entry_points):
@@ -187,6 +190,7 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
             _record(hooks, cand, "shadowed", why, name=f"{cand.name} ({cand.source}: {cand.path})")
             continue
         seen[cand.name] = cand
+        cand.fail_closed = cand.fail_closed or cand.name in required  # a guard: raising blocks
         reason = policy.refusal(
             cand.name, distribution=cand.distribution, entrypoint=cand.source == "entrypoint"
         )
@@ -230,6 +234,7 @@ def _record(
             path=cand.path,
             version=cand.version,
             distribution=cand.distribution,
+            manifest=cand.manifest,
         )
     )
 

@@ -36,16 +36,18 @@ def _runtime(state: State) -> tuple[Hooks, ShellHooks | None]:
         return hooks, hooks.records[SHELL_SOURCE].hook_source
     for error in hooks.config_errors:
         click.echo(f"config: {error}", err=True)
-    load_builtins(hooks, [name for name in BUILTINS if name != "shell_hooks"])
+    at = BUILTINS.index("shell_hooks")
+    load_builtins(hooks, BUILTINS[:at])
+    source = None
     if hooks.safe_mode:
-        click.echo("HERMES_SAFE_MODE is on: no shell hook runs.", err=True)
-        return hooks, None
-    source = shell_hooks.build(hooks, ask=False)
-    if source is None:
-        return hooks, None
-    if source.auto_accept:
-        source.startup()
-    hooks.add_source(source, SHELL_SOURCE, path=shell_hooks.__file__)
+        click.echo("HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook runs.", err=True)
+    else:
+        source = shell_hooks.build(hooks, ask=False)
+    if source is not None:
+        if source.auto_accept:
+            source.startup()
+        hooks.add_source(source, SHELL_SOURCE, path=shell_hooks.__file__)
+    load_builtins(hooks, BUILTINS[at + 1 :])
     return hooks, source
 
 
