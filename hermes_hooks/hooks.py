@@ -104,6 +104,11 @@ class Hooks(TypedHelpers):
         """Traces and receipts (``None`` when off); hook sources report their hooks to it."""
         return self._dispatch.tracer
 
+    @tracer.setter
+    def tracer(self, value: Tracer | None) -> None:
+        # ``hermes hooks test`` swaps in a collector to show what each hook did.
+        self._dispatch.tracer = value
+
     @property
     def records(self) -> dict[str, PluginRecord]:
         """Every plugin the manager knows of, loaded or not, by name."""

@@ -240,7 +240,11 @@ def _record(
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    from .importing import describe_failure
+
+    if env_flag("HERMES_HOOKS_DEBUG"):  # --verbose: the whole traceback, file and line each
+        log.warning("plugin failure:", exc_info=exc)
+    return describe_failure(exc)
 
 
 def _prepare(hooks: Hooks, cand: Candidate) -> Any:

@@ -216,6 +216,42 @@ class Tracer:
         return receipt
 
 
+class Collector(Tracer):
+    """A tracer that keeps every receipt in memory, with each Python hook's raw answer and the
+    arguments it received (``hermes hooks test`` shows them); it writes to no other sink."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.receipts: list[dict[str, Any]] = []
+
+    def around(
+        self,
+        event: str,
+        hook: str,
+        source: str,
+        kwargs: Mapping[str, Any],
+        call: Callable[[Probe], Any],
+        *,
+        report: bool = True,
+    ) -> Any:
+        seen: list[Probe] = []
+
+        def probed(probe: Probe) -> Any:
+            seen.append(probe)
+            return call(probe)
+
+        before = dict(kwargs)  # what the hook received (a pipeline changes it after)
+        answer = super().around(event, hook, source, kwargs, probed, report=report)
+        if report and seen:
+            self.receipts[-1].update(raw=seen[0].raw, payload=before)
+        return answer
+
+    def record(self, **fields: Any) -> dict[str, Any]:
+        receipt = super().record(**fields)
+        self.receipts.append(receipt)
+        return receipt
+
+
 def _attributes(prefix: str, value: Any) -> dict[str, Any]:
     """Flat OpenTelemetry attributes (strings, numbers, bools) for a receipt or decision."""
     if isinstance(value, Mapping):

@@ -8,10 +8,9 @@ import logging
 
 import pytest
 import yaml
+from shell_helpers import load, script
 
 import hermes_hooks
-
-from shell_helpers import load, script
 
 ANSWER = script("answer.sh")
 
@@ -79,7 +78,9 @@ def test_shell_runs_are_traced_with_the_pinned_sha256(home):
 
 def test_unapproved_shell_hook_is_traced_as_not_run(home):
     trace = home / "trace.jsonl"
-    hooks = load(home, {"pre_tool_call": [_answer_hook("{}")]}, accept=False, trace_file="trace.jsonl")
+    hooks = load(
+        home, {"pre_tool_call": [_answer_hook("{}")]}, accept=False, trace_file="trace.jsonl"
+    )
     hooks.pre_tool_call(tool_name="terminal", args={})
     (receipt,) = [json.loads(line) for line in trace.read_text().splitlines()]
     assert receipt["outcome"] == "unapproved" and receipt["error"]

@@ -8,10 +8,8 @@ did on the way.
 
 from __future__ import annotations
 
-import json
-import shlex
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -65,103 +63,6 @@ def _event(hooks: Hooks, name: str) -> EventInfo:
         return hooks.manager.event(name)
     except UnknownEvent as exc:
         raise click.UsageError(str(exc)) from exc
-
-
-def _payload(info: EventInfo, for_tool: str | None, payload_file: str | None) -> dict[str, Any]:
-    from pathlib import Path
-
-    payload = dict(info.example)
-    if for_tool is not None:
-        payload["tool_name"] = for_tool
-    if payload_file:
-        try:
-            custom = json.loads(Path(payload_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise click.UsageError(f"--payload-file {payload_file}: {exc}") from exc
-        if not isinstance(custom, dict):
-            raise click.UsageError(f"--payload-file {payload_file}: must hold a JSON object")
-        payload.update(custom)
-    return payload
-
-
-# ---------------------------------------------------------------------- test
-
-
-@click.command("test")
-@click.argument("event")
-@click.option("--for-tool", "for_tool", help="Pretend the call is for this tool (tool events).")
-@click.option(
-    "--payload-file", type=click.Path(dir_okay=False), help="A JSON object merged into the payload."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print {event, hooks, result} as JSON.")
-@click.option("--force", is_flag=True, help="Also run hooks that are not approved (or changed).")
-@click.pass_obj
-def test_cmd(
-    state: State,
-    event: str,
-    for_tool: str | None,
-    payload_file: str | None,
-    as_json: bool,
-    force: bool,
-) -> None:
-    """Fire EVENT with a realistic synthetic payload through the runtime's dispatcher (every
-    hook of every source runs, as in the agent) and show what each shell hook did.
-
-    Unapproved shell hooks are listed and not run unless --force.
-    """
-    _logging()
-    from ..builtin_plugins.shell_hooks import plain
-
-    hooks, source = _runtime(state)
-    info = _event(hooks, event)
-    name = info.name
-    payload = _payload(info, for_tool, payload_file)
-    if source is None:
-        result = hooks.call(name, **payload)
-        runs = []
-    else:
-        with source.recording(force=force) as report:
-            result = hooks.call(name, **payload)
-        runs = report.runs
-    if as_json:
-        doc = {"event": name, "hooks": [r.report() for r in runs], "result": plain(result)}
-        click.echo(json.dumps(doc, indent=2, default=str))
-        return
-    others = [r for r in hooks.rows(event=name) if r.get("source") != "shell"]
-    if others:
-        click.echo(f"Other hooks of {name}, in call order: "
-                   + ", ".join(f"{r['name']} ({r['source']})" for r in others))  # fmt: skip
-    if not runs:
-        if source is None:
-            _no_hooks(hooks)
-        else:
-            click.echo(
-                f"No shell hook matches {name}" + (f" for tool {for_tool!r}." if for_tool else ".")
-            )
-        if others:
-            click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
-        return
-    click.echo(f"Firing {len(runs)} shell hook(s) for {name}:")
-    for run in runs:
-        r = run.report()
-        click.echo(f"\n- {r['name']}  [{r['status']}]")
-        if r["name"] != r["command"]:
-            click.echo(f"  command: {r['command']}")
-        if not run.ran:
-            click.echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
-                       f"{shlex.quote(run.hook.command)}`, or pass --force)")  # fmt: skip
-            continue
-        click.echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
-        click.echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
-        for key in ("stdout", "stderr"):
-            text = r[key].rstrip("\n")
-            click.echo(f"  {key}: {text if text else '(empty)'}")
-        click.echo(f"  answer: {json.dumps(r['answer'], default=str)}")
-        if r["failure"]:
-            click.echo(f"  failure: {r['failure']}")
-        if r["warning"]:
-            click.echo(f"  warning: {r['warning']}")
-    click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
 
 
 # ---------------------------------------------------------------------- approve / revoke
@@ -225,64 +126,3 @@ def revoke_cmd(state: State, command: str) -> None:
 
     removed = revoke(state.load(builtins=False).home, command)
     click.echo(f"Revoked {removed} approval(s) of {command!r}.")
-
-
-# ---------------------------------------------------------------------- doctor
-
-
-@click.command("doctor")
-@click.pass_obj
-def doctor_cmd(state: State) -> None:
-    """Check every shell hook: runnable, approved, unchanged, answers validly (when approved)."""
-    _logging()
-    from ..builtin_plugins.shell_hooks import load_entries, plain
-
-    hooks, source = _runtime(state)
-    problems = list(hooks.config_errors)
-    if source is not None:
-        problems += source.problems
-    elif not hooks.safe_mode:
-        problems += load_entries(hooks)[1]
-    if source is None:
-        _no_hooks(hooks)
-    bad = 0
-    for hook in source.all_hooks if source else []:
-        assert source is not None
-        info = hooks.manager.event(hook.event)
-        lines: list[tuple[bool, str]] = []
-        why = source.problem(hook)
-        lines.append((why is None, why or "command runs as configured"))
-        verdict = source.consent(hook)
-        if verdict.status == "active":
-            pinned = f" (sha256 {verdict.digest[:12]}… unchanged)" if verdict.digest else ""
-            lines.append((True, "approved" + pinned))
-        else:
-            lines.append((False, f"{verdict.status}: {verdict.detail}; "
-                          f"`hermes hooks approve {shlex.quote(hook.command)}`"))  # fmt: skip
-        if verdict.status == "active" and why is None:
-            run = source.execute(info, _payload(info, None, None), [hook], force=True)[0]
-            out, answer = run.outcome, run.answer
-            ms = f"{out.elapsed * 1000:.0f} ms" if out else "-"
-            if answer is not None and answer.failure:
-                lines.append((False, f"synthetic payload: {answer.failure} ({ms})"))
-            elif answer is not None and answer.warning and not answer.value:
-                lines.append((False, f"synthetic payload: {answer.warning} ({ms})"))
-            else:
-                shown = json.dumps(plain(answer.value) if answer else None, default=str)
-                lines.append((True, f"synthetic payload answered {shown[:100]} in {ms}"))
-        ok = all(flag for flag, _ in lines)
-        bad += not ok
-        click.echo(
-            f"{'ok ' if ok else 'BAD'}  {hook.event}: {hook.name}"
-            + (f" [{hook.matcher}]" if hook.matcher else "")
-        )
-        for flag, text in lines:
-            click.echo(f"     {'✓' if flag else '✗'} {text}")
-    for problem in problems:
-        click.echo(f"BAD  config: {problem}")
-    total = len(source.all_hooks) if source else 0
-    wrong = bad + len(problems)
-    click.echo(f"\n{total} shell hook(s) checked: {total - bad} ok, {bad} with problems"
-               + (f"; {len(problems)} config problem(s)" if problems else "") + ".")  # fmt: skip
-    if wrong:
-        sys.exit(1)
