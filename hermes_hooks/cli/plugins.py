@@ -189,6 +189,22 @@ def install_cmd(
     _show_plugins(new, report["rows"])
 
 
+def _distributions(names: Iterable[str], installed: list[dict[str, Any]]) -> list[str]:
+    """Package names for pip: a plugin's name as ``hermes hooks list`` shows it (its entry-point
+    name) becomes its distribution; anything else is passed as written."""
+    out = []
+    for name in names:
+        dist = next(
+            (ep["distribution"] for ep in installed if ep["name"] == name and ep["distribution"]),
+            name,
+        )
+        if dist != name:
+            click.echo(f"plugin {name!r} comes from the distribution {dist!r}")
+        if dist not in out:
+            out.append(dist)
+    return out
+
+
 @click.command("uninstall")
 @click.argument("packages", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
@@ -198,15 +214,17 @@ def uninstall_cmd(state: State, packages: tuple[str, ...], yes: bool) -> None:
     went away."""
     _logging()
     before = entry_points()
-    _pip(["uninstall", *(["--yes"] if yes else []), *packages])
+    names = _distributions(packages, before)
+    _pip(["uninstall", *(["--yes"] if yes else []), *names])
     report = _report(state)
     if report is None:
-        return
+        sys.exit(1)
     after = {_key(ep) for ep in report["entry_points"]}
     gone = [ep for ep in before if _key(ep) not in after]
     if not gone:
-        click.echo("Uninstalled. No hermes-hooks plugin was removed.")
-        return
+        click.echo("No hermes-hooks plugin was removed (`hermes hooks list` shows the plugins "
+                   "and their distributions).", err=True)  # fmt: skip
+        sys.exit(1)
     click.echo("Uninstalled. These plugins are gone:")
     for ep in gone:
         click.echo(f"  {_describe(ep)}")

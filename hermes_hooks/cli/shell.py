@@ -84,7 +84,14 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
         return
     configured = source.all_hooks
     if approve_all:
-        chosen = configured
+        already = [h for h in configured if source.consent(h).status == "active"]
+        for hook in already:
+            click.echo(f"already approved {hook.event}: {hook.command}"
+                       + (f" [{hook.matcher}]" if hook.matcher else ""))  # fmt: skip
+        chosen = [h for h in configured if h not in already]
+        if not chosen:
+            click.echo(f"Every configured shell hook was already approved ({len(already)}).")
+            return
     elif commands:
         known = {h.command for h in configured}
         missing = [c for c in commands if c not in known]
@@ -117,12 +124,29 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
 
 
 @click.command("revoke")
-@click.argument("command")
+@click.argument("command", required=False)
 @click.pass_obj
-def revoke_cmd(state: State, command: str) -> None:
-    """Remove every approval of COMMAND (any event, any matcher)."""
+def revoke_cmd(state: State, command: str | None) -> None:
+    """Remove every approval of COMMAND (any event, any matcher). Without COMMAND, or when
+    nothing matched, list the approved commands that can be revoked (exit 1 when nothing was
+    revoked)."""
     _logging()
     from ..builtin_plugins.shell_hooks import revoke
+    from ..consent import Allowlist, path_for
 
-    removed = revoke(state.load(builtins=False).home, command)
-    click.echo(f"Revoked {removed} approval(s) of {command!r}.")
+    home = state.load(builtins=False).home
+    removed = revoke(home, command) if command is not None else 0
+    if removed:
+        click.echo(f"Revoked {removed} approval(s) of {command!r}.")
+        return
+    approved = sorted({str(e.get("command")) for e in Allowlist(path_for(home)).entries()})
+    if command is not None:
+        click.echo(f"No approval of {command!r} to revoke.", err=True)
+    if approved:
+        click.echo("Approved commands (revoke one with `hermes hooks revoke COMMAND`):")
+        for item in approved:
+            click.echo(f"  {item}")
+    else:
+        click.echo(f"No approvals in {path_for(home)}.")
+    if command is not None:
+        sys.exit(1)
