@@ -42,7 +42,7 @@ def test_new_scaffolds_a_complete_package(tmp_path):
         "pyproject.toml",
         "tests/test_plugin.py",
     ]
-    assert "hermes hooks install --editable ." in result.output
+    assert "hermes hooks install --editable '.[test]'" in result.output
     if tomllib is not None:
         meta = tomllib.loads((pkg / "pyproject.toml").read_text())
         assert meta["project"]["name"] == "hermes-hook-guard"

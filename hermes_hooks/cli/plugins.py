@@ -120,6 +120,14 @@ def _pip(args: list[str]) -> None:
 # ---------------------------------------------------------------------- install / uninstall
 
 
+def _split_extras(spec: str) -> tuple[str, str]:
+    """``'.[test]'`` -> ``('.', '[test]')``: a checkout's path and the extras pip should add."""
+    if spec.endswith("]") and "[" in spec:
+        at = spec.rindex("[")
+        return spec[:at] or ".", spec[at:]
+    return spec, ""
+
+
 @click.command("install")
 @click.argument("packages", nargs=-1)
 @click.option(
@@ -127,8 +135,8 @@ def _pip(args: list[str]) -> None:
     "--editable",
     "editable",
     multiple=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Install a local checkout in editable mode (pip install -e PATH). Repeatable.",
+    help="Install a local checkout in editable mode (pip install -e PATH, or PATH[extras] "
+    "such as '.[test]'). Repeatable.",
 )
 @click.option("-U", "--upgrade", is_flag=True, help="Upgrade the packages to the newest version.")
 @click.option("--force-reinstall", is_flag=True, help="Reinstall even when up to date.")
@@ -172,8 +180,11 @@ def install_cmd(
     ]
     before = {_key(ep) for ep in entry_points()}
     targets = list(packages)
-    for path in editable:
-        targets += ["-e", str(Path(path).resolve())]
+    for spec in editable:
+        path, extras = _split_extras(spec)
+        if not Path(path).is_dir():
+            raise click.BadParameter(f"directory {path!r} does not exist", param_hint="--editable")
+        targets += ["-e", str(Path(path).resolve()) + extras]
     _pip(["install", *flags, *targets])
     report = _report(state)
     if report is None:
