@@ -181,8 +181,10 @@ class Tracer:
         error: str | None = None,
         sha256: str | None = None,
         kwargs: Mapping[str, Any] | None = None,
+        raw: Any = None,
     ) -> dict[str, Any]:
-        """Write one hook run to every sink; returns the receipt."""
+        """Write one hook run to every sink; returns the receipt. ``raw`` (the hook's answer as
+        it gave it) is kept only by a :class:`Collector`: receipts never carry it."""
         receipt: dict[str, Any] = {
             "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             "event": event,
@@ -248,6 +250,8 @@ class Collector(Tracer):
 
     def record(self, **fields: Any) -> dict[str, Any]:
         receipt = super().record(**fields)
+        kwargs = fields.get("kwargs")
+        receipt.update(raw=fields.get("raw"), payload=dict(kwargs) if kwargs is not None else None)
         self.receipts.append(receipt)
         return receipt
 

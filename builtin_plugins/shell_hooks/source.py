@@ -250,6 +250,7 @@ class ShellHooks(SourceBase):
             or (run.detail if not run.ran else None),
             sha256=run.digest,
             kwargs=kwargs,
+            raw=answer.raw if answer is not None else None,
         )
 
     def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
