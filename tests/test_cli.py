@@ -71,9 +71,12 @@ def test_list_on_empty_home_says_how_to_start(home):
 def test_list_all_includes_builtins(home):
     (home / "BOOT.md").write_text("Check the disks and report.\n")  # makes boot_md register
     everything = json.loads(run("list", "--json", "--all", home=home).stdout)
-    assert [(r["name"], r["source"], r["event"]) for r in everything] == [
+    active = [r for r in everything if r["status"] != "idle"]
+    assert [(r["name"], r["source"], r["event"]) for r in active] == [
         ("builtin:boot_md", "builtin", "gateway_event")
     ]
+    idle = {r["name"] for r in everything if r["status"] == "idle"}  # --all shows every built-in
+    assert idle == {"builtin:gateway_hooks", "builtin:shell_hooks", "builtin:required"}
     assert json.loads(run("list", "--json", home=home).stdout) == []
 
 

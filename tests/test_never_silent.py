@@ -209,3 +209,23 @@ def test_host_consent_prompt_saying_no_keeps_the_hook_off(home):
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     hooks = hermes_hooks.load(home, entry_points=False, ask=lambda q: False)
     assert hooks.pre_tool_call(tool_name="terminal", args={}).action is None
+
+
+def test_terminal_prompt_can_show_the_script_before_answering(home, tmp_path, monkeypatch):
+    import io
+    import sys
+
+    from hermes_hooks.builtin_plugins.shell_hooks import approvals
+
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\n# the guard's own words\ncat >/dev/null\n")
+    guard.chmod(0o755)
+    hooks = load(home, {"pre_tool_call": [{"command": str(guard)}]}, accept=False)
+    source = hooks.records["builtin:shell_hooks"].hook_source
+    question = source.question(source.all_hooks[0])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("s\ny\n"))
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert approvals.tty_prompt(question) is True
+    shown = err.getvalue()
+    assert "# the guard's own words" in shown and shown.count("Allow it?") == 2

@@ -91,7 +91,7 @@ def question(hook: ShellHook, state: Consent) -> str:
         f"  event:   {hook.event}\n  command: {hook.command}\n"
         f"  matcher: {hook.matcher or '(every call)'}\n  script:  {scripts}\n"
         f"  sha256:  {state.digest or '-'}\n  from:    {hook.where}\n"
-        + ("Allow it? [y/N, s: show the script] " if state.scripts else "Allow it? [y/N] ")
+        + ("Allow it? [y/N] (s: show the script) " if state.scripts else "Allow it? [y/N] ")
     )
     text.scripts = tuple(state.scripts)
     return text

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -207,7 +208,7 @@ class ShellHooks(SourceBase):
                 f"{run.status}: {run.detail}"
             )
             fix = (
-                f"`hermes hooks approve {hook.command}`"
+                f"`hermes hooks approve {shlex.quote(hook.command)}`"
                 if not run.ran
                 else "fix it, then check with `hermes hooks doctor`"
             )
