@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, report
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -93,6 +93,7 @@ class Required(SourceBase):
 
     def __init__(self, hooks: Hooks, problems: list[tuple[str, str, list[str]]]) -> None:
         self.problems = problems
+        self._hooks = hooks
         guarded = [i.name for i in hooks.manager.events.values() if i.answer.guards_actions]
         self.messages: dict[str, list[str]] = {}
         for guard, why, events in problems:
@@ -106,10 +107,11 @@ class Required(SourceBase):
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
         message = "; ".join(self.messages[info.name]) + " (hermes-hooks blocks until it runs)"
+        hooks = self._hooks
 
         @hookimpl(tryfirst=True)
         def impl(**kwargs: Any) -> Any:
-            return info.answer.blocked(message, NAME)
+            return report(hooks, info.name, NAME, info.answer.blocked(message, NAME), kwargs)
 
         impl.__name__ = impl.__qualname__ = f"required.{info.name}"
         return impl

@@ -374,3 +374,22 @@ def test_required_guard_blocks_in_the_cli_test_too(home):
     (home / "config.yaml").write_text(yaml.safe_dump({"plugins": {"required": ["policy"]}}))
     code, doc = _json(home, "test", "pre_tool_call", "--json")
     assert doc["result"]["action"] == "block" and "policy" in doc["result"]["message"]
+
+
+def test_test_shows_the_lockdown_that_blocked(home):
+    (home / "config.yaml").write_text("hooks: [unclosed\n")
+    code, doc = _json(home, "test", "pre_tool_call", "--json")
+    [entry] = doc["hooks"]
+    assert entry["name"] == "builtin:lockdown" and entry["answer"]["action"] == "block"
+    assert doc["result"]["action"] == "block"
+
+
+def test_config_error_is_printed_once_per_command(home):
+    (home / "config.yaml").write_text("hooks: [unclosed\n")
+    script = Path(sys.executable).with_name("hermes-hooks")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    out = subprocess.run([str(script), "--home", str(home), "doctor"], capture_output=True,
+                         text=True, timeout=60, env=env)  # fmt: skip
+    assert out.returncode == 1
+    assert out.stderr.count("YAML syntax error") == 1, out.stderr
+    assert "config: " not in out.stderr

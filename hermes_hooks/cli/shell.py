@@ -32,8 +32,6 @@ def _runtime(state: State) -> tuple[Hooks, ShellHooks | None]:
     hooks: Hooks = state.load(builtins=False)
     if SHELL_SOURCE in hooks.records:  # loaded once per command run
         return hooks, hooks.records[SHELL_SOURCE].hook_source
-    for error in hooks.config_errors:
-        click.echo(f"config: {error}", err=True)
     at = BUILTINS.index("shell_hooks")
     load_builtins(hooks, BUILTINS[:at])
     source = None
