@@ -183,6 +183,9 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True) -> None:
     required = required_names(hooks.config)
     winners: list[Candidate] = []
     seen: dict[str, Candidate] = {}
+    # Autoload off: entry points are not even discovered (as pytest's PYTEST_DISABLE_PLUGIN_
+    # AUTOLOAD), unless HERMES_HOOKS_PLUGINS names the ones wanted.
+    entry_points = entry_points and (policy.autoload or policy.env_allow is not None)
     for cand in discover(hooks.home, entry_points=entry_points):
         earlier = seen.get(cand.name)
         if earlier is not None:

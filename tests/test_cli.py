@@ -16,7 +16,12 @@ HERMES = shutil.which("hermes")
 
 def run(*args, home=None, env=None, script=None):
     cmd = [script or HERMES_HOOKS, *args]
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    # The machine's hermes settings stay out; the suite's autoload switch (conftest) stays in.
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HERMES") or k == "HERMES_HOOKS_DISABLE_AUTOLOAD"
+    }
     full_env.update(env or {})
     if home is not None:
         full_env["HERMES_HOME"] = str(home)

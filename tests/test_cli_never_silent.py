@@ -35,6 +35,12 @@ def _json(home: Path, *args: str) -> Any:
     )
 
 
+def _clean_env() -> dict[str, str]:
+    """The machine's hermes settings out; the suite's autoload switch (conftest) in."""
+    keep = "HERMES_HOOKS_DISABLE_AUTOLOAD"
+    return {k: v for k, v in os.environ.items() if not k.startswith("HERMES") or k == keep}
+
+
 def _answer_hook(answer: str, **extra: Any) -> dict[str, Any]:
     return {"command": f"bash {ANSWER}", "env": {"ANSWER": answer}, **extra}
 
@@ -325,7 +331,7 @@ def test_hermes_hooks_help_shows_its_own_name():
 def test_verbose_prints_the_traceback_of_a_failing_plugin(home, plugin_dir):
     plugin_dir("broken", "def helper():\n    raise ValueError('deep')\n\nhelper()\n")
     script = Path(sys.executable).with_name("hermes-hooks")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    env = _clean_env()
     out = subprocess.run(
         [str(script), "--home", str(home), "--verbose", "list"],
         capture_output=True, text=True, timeout=60, env=env,
@@ -345,7 +351,7 @@ def test_debug_env_prints_the_traceback_of_a_failing_hook(home, plugin_dir):
         f"h = hermes_hooks.load({str(home)!r}, entry_points=False);"
         "h.pre_tool_call(tool_name='t', args={})"
     )
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("HERMES")},
+    env = {**_clean_env(),
            "HERMES_HOOKS_DEBUG": "1"}  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert "Traceback" in out.stderr and "line 3, in hook" in out.stderr
@@ -387,7 +393,7 @@ def test_test_shows_the_lockdown_that_blocked(home):
 def test_config_error_is_printed_once_per_command(home):
     (home / "config.yaml").write_text("hooks: [unclosed\n")
     script = Path(sys.executable).with_name("hermes-hooks")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    env = _clean_env()
     out = subprocess.run([str(script), "--home", str(home), "doctor"], capture_output=True,
                          text=True, timeout=60, env=env)  # fmt: skip
     assert out.returncode == 1
