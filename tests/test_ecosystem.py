@@ -315,9 +315,9 @@ def test_install_list_and_uninstall_in_a_fresh_venv(tmp_path):
         == "tripwire"
     )
 
-    removed = run(
-        [hermes, "hooks", "uninstall", "--yes", "hermes-hook-tripwire"], env=env, cwd=tmp_path
-    )
+    # The name `list` shows (the plugin's) is enough: it is mapped to its distribution.
+    removed = run([hermes, "hooks", "uninstall", "--yes", "tripwire"], env=env, cwd=tmp_path)
+    assert "plugin 'tripwire' comes from the distribution 'hermes-hook-tripwire'" in removed.stdout
     assert "Uninstalled. These plugins are gone:" in removed.stdout
     assert "tripwire (hermes-hook-tripwire 0.1.0" in removed.stdout
     listed = json.loads(run([hermes, "hooks", "list", "--json"], env=env, cwd=tmp_path).stdout)
