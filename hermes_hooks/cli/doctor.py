@@ -151,6 +151,11 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     if source is not None:
         checks += _shell(hooks, source)
     checks += _required(hooks)
+    watchdog = hooks.watchdog
+    for name, seconds, stack in watchdog.reports if watchdog is not None else []:
+        last = stack.strip().splitlines()[-2:] if stack.strip() else []
+        checks.append(Check("watchdog", name, [(False, f"stuck for {seconds:.0f}s in: "
+                                                 + " ".join(s.strip() for s in last))]))  # fmt: skip
     wrong = [c for c in checks if not c.ok]
     if as_json:
         doc = {"ok": not wrong, "checks": [c.as_dict() for c in checks]}
