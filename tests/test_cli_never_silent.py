@@ -399,3 +399,23 @@ def test_config_error_is_printed_once_per_command(home):
     assert out.returncode == 1
     assert out.stderr.count("YAML syntax error") == 1, out.stderr
     assert "config: " not in out.stderr
+
+
+def test_list_shows_an_unmet_required_guard_first(home):
+    write_config(home, {"plugins": {"required": ["policy"]}})
+    code, rows = _json(home, "list", "--json")
+    assert rows[0]["name"] == "required: policy" and rows[0]["status"] == "failed"
+
+
+def test_stats_counts_firings_where_a_hook_did_not_run(home, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    write_config(
+        home, {"trace_file": str(trace), "hooks": {"pre_tool_call": [{"command": BLOCK_RM}]}}
+    )
+    import hermes_hooks
+
+    hooks = hermes_hooks.load(home, entry_points=False, ask=False)
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"})
+    code, doc = _json(home, "stats", str(trace), "--json")
+    [row] = doc["hooks"]
+    assert row["runs"] == 0 and row["not_run"] == 1 and row["p50_ms"] is None

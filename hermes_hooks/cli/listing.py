@@ -98,14 +98,20 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
 
 def _notices(hooks: Any) -> list[dict[str, Any]]:
     """Rows for what is wrong or unusual about the whole runtime, listed first (``source``
-    ``config``): a config that cannot be read (``failed``), misspelt keys (``warning``), safe
-    mode (``safe_mode``)."""
+    ``config``): a config that cannot be read (``failed``), misspelt keys (``warning``), a
+    required guard that is missing or failed (``failed``), safe mode (``safe_mode``)."""
     where = str(hooks.config_path or hooks.home / "config.yaml")
     out = []
     for status, texts in (("failed", hooks.config_errors), ("warning", hooks.config_warnings)):
         for text in texts:
             out.append({"event": None, "name": "config", "source": "config", "status": status,
                         "error": text, "path": where})  # fmt: skip
+    from ..builtin_plugins.required import unmet
+
+    for guard, why, _ in unmet(hooks):
+        out.append({"event": None, "name": f"required: {guard}", "source": "config",
+                    "status": "failed", "error": f"required guard {guard!r} is not running: {why}",
+                    "path": where})  # fmt: skip
     if hooks.safe_mode:
         text = "HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook is loaded"
         out.append({"event": None, "name": "safe mode", "source": "config",

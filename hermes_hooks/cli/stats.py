@@ -1,7 +1,8 @@
 """``hermes hooks stats FILE``: what the receipts of a ``trace_file`` say about each hook.
 
 One row per hook (and its source): runs, p50/p95/max duration in ms, blocks (its decision was
-``block`` or ``deny``), failures, dropped answers. Lines that are not receipts are counted and
+``block`` or ``deny``), failures, dropped answers, and firings at which it did not run (a shell
+hook not approved, or changed since its approval). Lines that are not receipts are counted and
 reported, never silently skipped.
 """
 
@@ -18,6 +19,8 @@ from . import _logging
 from .listing import print_table
 
 BLOCKING = ("block", "deny")
+#: Outcomes of a hook that did not run (a shell hook not approved, or changed since).
+NOT_RUN = ("unapproved", "changed")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -46,14 +49,16 @@ def summarise(lines: list[str]) -> tuple[list[dict[str, Any]], int]:
         groups.setdefault(key, []).append(receipt)
     rows = []
     for (hook, source), receipts in groups.items():
-        ms = [float(r["ms"]) for r in receipts if isinstance(r.get("ms"), (int, float))]
+        ran = [r for r in receipts if r.get("outcome") not in NOT_RUN]
+        ms = [float(r["ms"]) for r in ran if isinstance(r.get("ms"), (int, float))]
         decisions = [r.get("decision") for r in receipts]
         rows.append(
             {
                 "hook": hook,
                 "source": source,
                 "events": sorted({str(r.get("event")) for r in receipts}),
-                "runs": len(receipts),
+                "runs": len(ran),
+                "not_run": len(receipts) - len(ran),
                 "p50_ms": round(percentile(ms, 0.5), 3) if ms else None,
                 "p95_ms": round(percentile(ms, 0.95), 3) if ms else None,
                 "max_ms": round(max(ms), 3) if ms else None,
@@ -64,7 +69,7 @@ def summarise(lines: list[str]) -> tuple[list[dict[str, Any]], int]:
                 "dropped": sum(r.get("outcome") == "dropped" for r in receipts),
             }
         )
-    rows.sort(key=lambda r: (-r["runs"], r["hook"]))
+    rows.sort(key=lambda r: (-r["runs"] - r["not_run"], r["hook"]))
     return rows, bad
 
 
