@@ -419,3 +419,8 @@ def test_stats_counts_firings_where_a_hook_did_not_run(home, tmp_path):
     code, doc = _json(home, "stats", str(trace), "--json")
     [row] = doc["hooks"]
     assert row["runs"] == 0 and row["not_run"] == 1 and row["p50_ms"] is None
+
+
+def test_gateway_option_is_refused_for_other_events(home):
+    code, out = _cli(home, "test", "pre_tool_call", "--gateway", "command:reset")
+    assert code == 2 and "--gateway fires gateway events" in out

@@ -97,6 +97,8 @@ def test_cmd(
     hooks, source = _runtime(state)
     info = _event(hooks, event or "gateway_event")
     name = info.name
+    if gateway is not None and "event_type" not in info.args:
+        raise click.UsageError(f"--gateway fires gateway events; {name} is not one")
     payload, form = payload_for(info, for_tool, payload_file, gateway)
     collector = Collector()
     hooks.tracer = collector
