@@ -41,10 +41,19 @@ def _dangerous_patterns(hooks: Hooks) -> bool:
     return bool(hooks.config.get("dangerous_patterns"))
 
 
+def _required(hooks: Hooks) -> bool:
+    # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry.
+    plugins: Any = hooks.config.get("plugins")
+    named = isinstance(plugins, dict) and bool(plugins.get("required"))
+    manifests = any((r.manifest or {}).get("required") for r in hooks.records.values())
+    return named or manifests or _shell_hooks(hooks)
+
+
 #: Built-in plugin modules and packages, in registration order, each with its "anything to do?"
 BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "gateway_hooks": _gateway_hooks,
     "boot_md": _boot_md,
     "dangerous_patterns": _dangerous_patterns,
     "shell_hooks": _shell_hooks,
+    "required": _required,
 }

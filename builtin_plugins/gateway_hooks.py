@@ -15,6 +15,7 @@ import inspect
 import logging
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
+from hermes_hooks.trace import summarise
 from hermes_hooks.trust import untrusted
 
 from .gateway_manifest import HookSpec, matches, read_spec
@@ -61,11 +63,14 @@ class NoHandle(ImportError):
 class GatewayHook(SourceBase):
     """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
 
-    def __init__(self, spec: HookSpec, handle: Callable[..., Any]) -> None:
+    def __init__(
+        self, spec: HookSpec, handle: Callable[..., Any], hooks: Hooks | None = None
+    ) -> None:
         self.spec = spec
         self.handle = handle
         self.plugin_name = f"gateway:{spec.name}"
         self._patterns = tuple(spec.events)
+        self._hooks = hooks  # for its tracer: a hook source reports its own runs
 
     def wants(self, event_type: str) -> bool:
         """True when one of the hook's ``events:`` matches ``event_type``."""
@@ -79,7 +84,36 @@ class GatewayHook(SourceBase):
         return self.run(event_type, context)
 
     async def run(self, event_type: str, context: dict[str, Any]) -> CommandDecision | None:
-        """Run the handler under the hook's timeout; a ``command:*`` answer becomes a decision."""
+        """Run the handler under the hook's timeout; a ``command:*`` answer becomes a decision.
+        Each run is reported to the runtime's tracer, when tracing is on."""
+        tracer = self._hooks.tracer if self._hooks is not None else None
+        if tracer is None:
+            return (await self._run(event_type, context))[0]
+        started = time.perf_counter()
+        answer, raw, error = None, None, None
+        try:
+            answer, raw = await self._run(event_type, context)
+            return answer
+        except GatewayHookError as exc:
+            error = str(exc)
+            raise
+        finally:
+            dropped = _ANSWERS.explain(raw) if answer is None and raw is not None else ""
+            if error:
+                outcome = "failed"
+            elif dropped:
+                outcome = "dropped"
+            else:
+                outcome = "answered" if answer is not None else "no opinion"
+            kwargs = {"event_type": event_type, "context": context}
+            tracer.record(event="gateway_event", hook=self.plugin_name, source="gateway",
+                          ms=(time.perf_counter() - started) * 1000, outcome=outcome,
+                          decision=summarise(answer), dropped=dropped or None, error=error,
+                          kwargs=kwargs, raw=raw)  # fmt: skip
+
+    async def _run(
+        self, event_type: str, context: dict[str, Any]
+    ) -> tuple[CommandDecision | None, Any]:
         where = self.spec.directory / "handler.py"
         try:
             if inspect.iscoroutinefunction(self.handle):
@@ -98,14 +132,14 @@ class GatewayHook(SourceBase):
                 f"{event_type}: {type(cause).__name__}: {cause} ({where})"
             ) from cause
         if not event_type.startswith("command:") or value is None:
-            return None  # As in Hermes: only command hooks may act on what happens next.
+            return None, None  # As in Hermes: only command hooks may act on what happens next.
         command = event_type.split(":", 1)[1]
         answer: CommandDecision | None = _ANSWERS.normalise(
             value,
             self.plugin_name,
             f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
         )
-        return answer
+        return answer, value
 
     def fail_closed_on(self, event: str) -> bool:
         return self.spec.fail_closed
@@ -264,7 +298,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
                 f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}",
             )
             continue
-        loaded.append(GatewayHook(spec, handle))
+        loaded.append(GatewayHook(spec, handle, hooks))
     # pluggy puts each new trylast impl at the far end of its group, behind the earlier ones:
     # registering in directory order makes them run in directory order.
     for hook in loaded:

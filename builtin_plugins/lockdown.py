@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, report
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -33,16 +33,18 @@ class Lockdown(SourceBase):
             "plugin or hook is loaded and no tool may run; fix the file, then check it with "
             "`hermes hooks doctor`."
         )
+        self._hooks = hooks
         self.events = [i for i in hooks.manager.events.values() if i.answer.guards_actions]
         for info in self.events:
             setattr(self, info.name, self._impl(info))
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
         message = self.message
+        hooks = self._hooks
 
         @hookimpl(tryfirst=True)
         def impl(**kwargs: Any) -> Any:
-            return info.answer.blocked(message, NAME)
+            return report(hooks, info.name, NAME, info.answer.blocked(message, NAME), kwargs)
 
         impl.__name__ = impl.__qualname__ = f"lockdown.{info.name}"
         return impl

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
     from .catalogue import UnknownEvent
     from .context import HostUnavailable, PluginContext
@@ -90,6 +90,7 @@ def load(
     builtins: bool = True,
     hookspecs: Iterable[Any] = (),
     hermes_plugins: bool = True,
+    ask: Callable[[str], bool] | bool | None = None,
 ) -> Hooks:
     """Load the hook system: find the home, read its config, register every plugin and hook.
 
@@ -105,6 +106,10 @@ def load(
     :param hermes_plugins: load Hermes-style plugins (plugin directories and
         ``hermes_agent.plugins`` entry points). Hermes Agent loads those itself when it hosts
         hermes-hooks (:mod:`hermes_hooks.hermes_agent`), which passes ``False``.
+    :param ask: how a person is asked to approve a shell hook at its first firing: a callable
+        (the host's own UI) gets the question (the command, its script and sha256, where it is
+        configured) and returns ``True`` to approve; ``False`` asks nobody (unapproved hooks do
+        not run); ``None`` asks on the terminal when there is one.
 
     Nothing here raises for a broken plugin or config: problems are logged and shown by
     ``hermes hooks list``.
@@ -125,6 +130,7 @@ def load(
         host=host,
     )
     hooks.config_errors = loaded.errors
+    hooks.ask = ask
     hooks.safe_mode = safe_mode()
     for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
         hooks.add_hookspecs(module)

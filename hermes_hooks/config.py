@@ -100,18 +100,16 @@ def load_config(
             continue
         data, error = read_yaml(path)
         if error:
-            log.warning("%s", error)
+            # Not logged here: the lockdown this engages reports it, once (see load()).
             return LoadedConfig(path=path, errors=[error])
         if data is None:
             return LoadedConfig(path=path)
         if not isinstance(data, dict):
             error = f"{path}: the top level must be a mapping, not {type(data).__name__}; nothing from it was loaded"
-            log.warning("%s", error)
             return LoadedConfig(path=path, errors=[error])
         return LoadedConfig(data=data, path=path)
     if config is not None:
         error = f"{candidates[0]}: config file not found"
-        log.warning("%s", error)
         return LoadedConfig(path=candidates[0], errors=[error])
     return LoadedConfig()
 

@@ -32,7 +32,14 @@ TOP_LEVEL = (
     "otel",
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
-PLUGINS = ("enabled", "disabled", "entries", "hook_callback_timeout", "hook_watchdog_seconds")
+PLUGINS = (
+    "enabled",
+    "disabled",
+    "entries",
+    "required",
+    "hook_callback_timeout",
+    "hook_watchdog_seconds",
+)
 #: plugin.yaml keys (Hermes' and ours).
 MANIFEST = (
     "name",
@@ -46,6 +53,8 @@ MANIFEST = (
     "priority",
     "fail_closed",
     "timeout",
+    "required",
+    "canary",
 )
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
+from .config import env_flag
 from .manager import HookManager, Impl, Route
 from .trace import Probe, Tracer
 from .watchdog import run_limited
@@ -106,6 +107,8 @@ class Dispatcher:
         self.manager = manager
         #: Traces, receipts and spans (``None``: tracing is off and costs one check per call).
         self.tracer = tracer
+        #: ``HERMES_HOOKS_DEBUG=1`` (or ``--verbose``): a failing hook's full traceback is logged.
+        self.debug = env_flag("HERMES_HOOKS_DEBUG")
 
     # -------------------------------------------------------------- one hook's answer
 
@@ -119,6 +122,7 @@ class Dispatcher:
             type(exc).__name__,
             exc,
             "; fail_closed" if impl.fail_closed else "",
+            exc_info=exc if self.debug else None,
         )
         if not impl.fail_closed:
             return None

@@ -48,6 +48,9 @@ class Hooks(TypedHelpers):
         self.accept_hooks = accept_hooks
         self.safe_mode = False
         self.host = host
+        #: The host's consent prompt for shell hooks (``None``: a terminal prompt when there is
+        #: a terminal); see :func:`hermes_hooks.load`.
+        self.ask: Any = None
         #: Why the config could not be read (then nothing loads and tool calls block).
         self.config_errors: list[str] = []
         #: Keys of ours that look misspelt (reported, not fatal).
@@ -101,9 +104,14 @@ class Hooks(TypedHelpers):
         """Traces and receipts (``None`` when off); hook sources report their hooks to it."""
         return self._dispatch.tracer
 
+    @tracer.setter
+    def tracer(self, value: Tracer | None) -> None:
+        # ``hermes hooks test`` and ``replay`` swap in a collector to show what each hook did.
+        self._dispatch.tracer = value
+
     def set_tracer(self, tracer: Tracer | None) -> None:
         """Trace with ``tracer`` from now on (``None``: tracing off)."""
-        self._dispatch.tracer = tracer
+        self.tracer = tracer
 
     @property
     def records(self) -> dict[str, PluginRecord]:

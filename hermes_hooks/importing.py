@@ -68,3 +68,25 @@ def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
                 f"{type(exc).__name__}: {exc}",
             )
     return modules
+
+
+def describe_failure(exc: BaseException) -> str:
+    """``"ImportError: no module named x (at /path/plugin/__init__.py:3)"``: the exception and
+    the file and line where the plugin's code raised it (a syntax error's own file and line)."""
+    import os
+    import traceback
+
+    text = f"{type(exc).__name__}: {exc}"
+    where = None
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f"{exc.filename}:{exc.lineno}"
+    else:
+        ours = os.path.dirname(os.path.abspath(__file__))
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if not f.filename.startswith("<") and not f.filename.startswith(ours)
+        ]
+        if frames:
+            where = f"{frames[-1].filename}:{frames[-1].lineno}"
+    return f"{text} (at {where})" if where and where not in text else text

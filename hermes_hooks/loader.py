@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from .config import env_flag, read_yaml
 from .configcheck import check_manifest, manifest_int, manifest_seconds
 from .importing import ensure_package, import_file
-from .policy import Policy
+from .policy import Policy, required_names
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -110,7 +110,7 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 manifest_error=error,
                 version=str(manifest["version"]) if manifest.get("version") is not None else None,
                 priority=manifest_int(manifest.get("priority"), f"{manifest_file} priority"),
-                fail_closed=bool(manifest.get("fail_closed", False)),
+                fail_closed=bool(manifest.get("fail_closed") or manifest.get("required")),
                 timeout=manifest_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
             )
         )
@@ -186,8 +186,12 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: boo
         log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
         return
     policy = Policy.from_config(hooks.config)
+    required = required_names(hooks.config)
     winners: list[Candidate] = []
     seen: dict[str, Candidate] = {}
+    # Autoload off: entry points are not even discovered (as pytest's PYTEST_DISABLE_PLUGIN_
+    # AUTOLOAD), unless HERMES_HOOKS_PLUGINS names the ones wanted.
+    entry_points = entry_points and (policy.autoload or policy.env_allow is not None)
     for cand in discover(hooks.home, entry_points=entry_points, hermes_plugins=hermes_plugins):
         earlier = seen.get(cand.name)
         if earlier is not None:
@@ -195,6 +199,7 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: boo
             _record(hooks, cand, "shadowed", why, name=f"{cand.name} ({cand.source}: {cand.path})")
             continue
         seen[cand.name] = cand
+        cand.fail_closed = cand.fail_closed or cand.name in required  # a guard: raising blocks
         reason = policy.refusal(
             cand.name, distribution=cand.distribution, entrypoint=cand.source == "entrypoint"
         )
@@ -238,12 +243,17 @@ def _record(
             path=cand.path,
             version=cand.version,
             distribution=cand.distribution,
+            manifest=cand.manifest,
         )
     )
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    from .importing import describe_failure
+
+    if env_flag("HERMES_HOOKS_DEBUG"):  # --verbose: the whole traceback, file and line each
+        log.warning("plugin failure:", exc_info=exc)
+    return describe_failure(exc)
 
 
 def _prepare(hooks: Hooks, cand: Candidate) -> Any:

@@ -52,3 +52,12 @@ class Policy:
         if entrypoint and not self.autoload and self.env_allow is None:
             return "entry-point autoload is off (HERMES_HOOKS_DISABLE_AUTOLOAD)"
         return None
+
+
+def required_names(config: Mapping[str, Any]) -> list[str]:
+    """The names ``plugins.required`` lists (a string is a one-item list)."""
+    plugins = config.get("plugins")
+    named = plugins.get("required") if isinstance(plugins, Mapping) else None
+    if isinstance(named, str):
+        named = [named]
+    return [str(n) for n in named] if isinstance(named, list) else []

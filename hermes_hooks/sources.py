@@ -34,6 +34,19 @@ class HookSource(Protocol):
         ...
 
 
+def report(hooks: Any, event: str, hook: str, answer: Any, kwargs: Any) -> Any:
+    """Record one run of a built-in's own hook with the runtime's tracer (a hook source's impl
+    is not traced by the dispatcher: the source reports its hooks), then return ``answer``."""
+    tracer = hooks.tracer
+    if tracer is not None:
+        from .trace import summarise
+
+        outcome = "answered" if answer is not None else "no opinion"
+        tracer.record(event=event, hook=hook, source="builtin", ms=0.0, outcome=outcome,
+                      decision=summarise(answer), kwargs=kwargs, raw=answer)  # fmt: skip
+    return answer
+
+
 class SourceBase:
     """Neutral defaults for :class:`HookSource` (a source overrides what it has)."""
 

@@ -190,8 +190,10 @@ class Tracer:
         error: str | None = None,
         sha256: str | None = None,
         kwargs: Mapping[str, Any] | None = None,
+        raw: Any = None,
     ) -> dict[str, Any]:
-        """Write one hook run to every sink; returns the receipt."""
+        """Write one hook run to every sink; returns the receipt. ``raw`` (the hook's answer as
+        it gave it) is kept only by a :class:`Collector`: receipts never carry it."""
         receipt: dict[str, Any] = {
             "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             "event": event,
@@ -224,6 +226,44 @@ class Tracer:
                         out.write(line)
                 except OSError as exc:
                     log.warning("trace_file %s: cannot write: %s", self.file, exc.strerror or exc)
+        return receipt
+
+
+class Collector(Tracer):
+    """A tracer that keeps every receipt in memory, with each Python hook's raw answer and the
+    arguments it received (``hermes hooks test`` shows them); it writes to no other sink."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.receipts: list[dict[str, Any]] = []
+
+    def around(
+        self,
+        event: str,
+        hook: str,
+        source: str,
+        kwargs: Mapping[str, Any],
+        call: Callable[[Probe], Any],
+        *,
+        report: bool = True,
+    ) -> Any:
+        seen: list[Probe] = []
+
+        def probed(probe: Probe) -> Any:
+            seen.append(probe)
+            return call(probe)
+
+        before = dict(kwargs)  # what the hook received (a pipeline changes it after)
+        answer = super().around(event, hook, source, kwargs, probed, report=report)
+        if report and seen:
+            self.receipts[-1].update(raw=seen[0].raw, payload=before)
+        return answer
+
+    def record(self, **fields: Any) -> dict[str, Any]:
+        receipt = super().record(**fields)
+        kwargs = fields.get("kwargs")
+        receipt.update(raw=fields.get("raw"), payload=dict(kwargs) if kwargs is not None else None)
+        self.receipts.append(receipt)
         return receipt
 
 

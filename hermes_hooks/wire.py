@@ -185,6 +185,9 @@ class Answer:
     replacement) or ``None`` for no opinion. ``failure`` says why the run failed (it is not an
     opinion; ``fail_closed`` turned it into ``value`` when set). ``warning`` is something the
     user should see (unparseable output, a ``systemMessage``). ``raw`` is the parsed JSON, if any.
+    ``dropped`` says why an answer was ignored (the answer type's explanation, with what would have
+    been accepted), as for a Python hook; ``defaulted`` says why the hook's block got the default
+    message (a block without a message still blocks, DESIGN 3.1, and is reported).
     """
 
     value: Any = None
@@ -192,6 +195,8 @@ class Answer:
     warning: str | None = None
     raw: Any = None
     unparseable: bool = False
+    dropped: str | None = None
+    defaulted: str | None = None
 
 
 def decode(data: bytes) -> str:
@@ -253,9 +258,9 @@ def _parse(
             # Hermes honours a JSON answer whatever the exit code; so do we.
             raw = _json_object(out)
             if raw is not None:
-                value = _value(info, protocol, raw, source, tool_name)
+                value, _, defaulted = _value(info, protocol, raw, source, tool_name)
                 if value is not None:
-                    return Answer(value=value, raw=raw, warning=why)
+                    return Answer(value=value, raw=raw, warning=why, defaulted=defaulted)
         return Answer(failure=why)
     if not out:
         return Answer()
@@ -268,12 +273,14 @@ def _parse(
             raw=out,
             unparseable=True,
         )
-    value = _value(info, protocol, raw, source, tool_name)
+    value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
     warning = None
     system = raw.get("systemMessage") or raw.get("system_message")
     if isinstance(system, str) and system.strip():
         warning = system.strip()
-    return Answer(value=value, raw=raw, warning=warning)
+    return Answer(
+        value=value, raw=raw, warning=warning, dropped=dropped or None, defaulted=defaulted
+    )
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -288,11 +295,24 @@ def _json_object(text: str) -> dict[str, Any] | None:
 
 def _value(
     info: EventInfo, protocol: str, raw: dict[str, Any], source: str, tool: str | None
-) -> Any:
+) -> tuple[Any, str, str | None]:
+    """The normalised answer, why it was ignored (``""``: it was not, or was a plain "no
+    opinion"), and why a block got the default message (``None``: it did not)."""
     if info.kind == "observe":
-        return None  # observers have no answer
-    default_block = f"blocked by shell hook {source}"
-    value = info.answer.normalise(raw, source, default_block)
+        return None, "", None  # observers have no answer
+    answer_type = info.answer
+    value = answer_type.normalise(raw, source)
+    defaulted = None
+    if value is None:
+        # The same answer from Python would be ignored; a shell block without a message blocks
+        # with a default message naming the hook (DESIGN 3.1), and that is reported.
+        value = answer_type.normalise(raw, source, f"blocked by shell hook {source}")
+        if value is None:
+            return None, answer_type.explain(raw), None
+        defaulted = (
+            answer_type.explain(raw)
+            or "a block without a message (add 'message', or 'reason' for Claude Code)"
+        ) + "; blocked with the default message naming the hook"
     if (
         protocol == CLAUDE
         and isinstance(value, ToolDecision)
@@ -300,4 +320,4 @@ def _value(
         and tool is not None
     ):
         value = replace(value, args=args_from_claude(tool, value.args))
-    return value
+    return value, "", defaulted

@@ -22,7 +22,6 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "HERMES_SAFE_MODE",
         "HERMES_HOOKS_DISABLED",
         "HERMES_HOOKS_PLUGINS",
-        "HERMES_HOOKS_DISABLE_AUTOLOAD",
         "HERMES_ENABLE_PROJECT_PLUGINS",
         "HERMES_ACCEPT_HOOKS",
     ):
@@ -60,12 +59,33 @@ def plugin_dir(home: Path) -> Callable[..., Path]:
     return make
 
 
+@pytest.fixture(autouse=True)
+def _no_installed_plugins(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite must not depend on the plugins installed where it runs: entry-point autoload
+    is off (they are not even discovered) except in tests that bring their own distributions
+    (``fake_site``) or are marked ``entry_points``. Child processes inherit it."""
+    if "fake_site" in request.fixturenames or request.node.get_closest_marker("entry_points"):
+        monkeypatch.delenv("HERMES_HOOKS_DISABLE_AUTOLOAD", raising=False)
+        return
+    monkeypatch.setenv("HERMES_HOOKS_DISABLE_AUTOLOAD", "1")
+
+
 @pytest.fixture
 def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put tests/data/site (real *.dist-info distributions with entry points) on sys.path."""
     import importlib
     import sys
+    from importlib.metadata import entry_points
 
+    # The machine's own plugins stay out of these tests too: disabled by name (never imported).
+    machine = {
+        ep.name
+        for group in ("hermes_hooks", "hermes_agent.plugins")
+        for ep in entry_points(group=group)
+        if getattr(ep.dist, "name", None) != "hermes-hooks"
+    }
+    if machine:
+        monkeypatch.setenv("HERMES_HOOKS_DISABLED", ",".join(sorted(machine)))
     site = DATA / "site"
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()

@@ -16,7 +16,12 @@ HERMES = shutil.which("hermes")
 
 def run(*args, home=None, env=None, script=None):
     cmd = [script or HERMES_HOOKS, *args]
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    # The machine's hermes settings stay out; the suite's autoload switch (conftest) stays in.
+    full_env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HERMES") or k == "HERMES_HOOKS_DISABLE_AUTOLOAD"
+    }
     full_env.update(env or {})
     if home is not None:
         full_env["HERMES_HOME"] = str(home)
@@ -71,9 +76,17 @@ def test_list_on_empty_home_says_how_to_start(home):
 def test_list_all_includes_builtins(home):
     (home / "BOOT.md").write_text("Check the disks and report.\n")  # makes boot_md register
     everything = json.loads(run("list", "--json", "--all", home=home).stdout)
-    assert [(r["name"], r["source"], r["event"]) for r in everything] == [
+    active = [r for r in everything if r["status"] != "idle"]
+    assert [(r["name"], r["source"], r["event"]) for r in active] == [
         ("builtin:boot_md", "builtin", "gateway_event")
     ]
+    idle = {r["name"] for r in everything if r["status"] == "idle"}  # --all shows every built-in
+    assert idle == {
+        "builtin:gateway_hooks",
+        "builtin:dangerous_patterns",
+        "builtin:shell_hooks",
+        "builtin:required",
+    }
     assert json.loads(run("list", "--json", home=home).stdout) == []
 
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from hermes_hooks.demo import run_demo
+
+# The demo finds the example plugin through its entry point: autoload stays on for these tests.
+pytestmark = pytest.mark.entry_points
 
 
 def test_demo_replays_the_session_through_every_kind_of_hook():

@@ -1,4 +1,4 @@
-"""Every command shown in docs/gateway-hooks.md, docs/writing-plugins.md and docs/replay.md runs, in page order.
+"""Every command shown in the pages listed in PAGES runs, in page order.
 
 A page is turned into one bash script:
 
@@ -119,7 +119,22 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_venv(tmp_path_factory.mktemp("docs-venv"))
 
 
-@pytest.mark.parametrize("name", ["gateway-hooks.md", "writing-plugins.md", "replay.md"])
+PAGES = [
+    "gateway-hooks.md",
+    "writing-plugins.md",
+    "cli.md",
+    "host-api.md",
+    "troubleshooting.md",
+    "replay.md",
+]
+
+
+def test_every_page_with_console_blocks_is_run():
+    shown = {p.name for p in DOCS.glob("*.md") if any(s.kind == "console" for s in steps(p))}
+    assert shown <= set(PAGES), f"pages whose commands no test runs: {sorted(shown - set(PAGES))}"
+
+
+@pytest.mark.parametrize("name", PAGES)
 def test_every_command_in_the_page_runs(name, venv, tmp_path):
     page = DOCS / name
     user_home = tmp_path / "user"

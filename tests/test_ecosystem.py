@@ -42,7 +42,7 @@ def test_new_scaffolds_a_complete_package(tmp_path):
         "pyproject.toml",
         "tests/test_plugin.py",
     ]
-    assert "hermes hooks install --editable ." in result.output
+    assert "hermes hooks install --editable '.[test]'" in result.output
     if tomllib is not None:
         meta = tomllib.loads((pkg / "pyproject.toml").read_text())
         assert meta["project"]["name"] == "hermes-hook-guard"
@@ -315,9 +315,9 @@ def test_install_list_and_uninstall_in_a_fresh_venv(tmp_path):
         == "tripwire"
     )
 
-    removed = run(
-        [hermes, "hooks", "uninstall", "--yes", "hermes-hook-tripwire"], env=env, cwd=tmp_path
-    )
+    # The name `list` shows (the plugin's) is enough: it is mapped to its distribution.
+    removed = run([hermes, "hooks", "uninstall", "--yes", "tripwire"], env=env, cwd=tmp_path)
+    assert "plugin 'tripwire' comes from the distribution 'hermes-hook-tripwire'" in removed.stdout
     assert "Uninstalled. These plugins are gone:" in removed.stdout
     assert "tripwire (hermes-hook-tripwire 0.1.0" in removed.stdout
     listed = json.loads(run([hermes, "hooks", "list", "--json"], env=env, cwd=tmp_path).stdout)

@@ -92,7 +92,8 @@ def test_approve_selected_and_all(configured: Path, guard: Path) -> None:
     assert [e["command"] for e in entries] == [str(guard)]
     assert entries[0]["sha256"] == consent.file_sha256(str(guard))
     code, out = _cli(configured, "approve", "--all")
-    assert code == 0 and "2 approval(s) written" in out
+    assert code == 0 and "1 approval(s) written" in out
+    assert f"already approved pre_tool_call: {guard}" in out
     rows = json.loads(_cli(configured, "list", "--json")[1])
     assert {r["status"] for r in rows if r["source"] == "shell"} == {"active"}
 
@@ -112,16 +113,17 @@ def test_revoke_says_how_many(configured: Path, guard: Path) -> None:
     code, out = _cli(configured, "revoke", str(guard))
     assert code == 0 and "Revoked 1 approval(s)" in out
     code, out = _cli(configured, "revoke", str(guard))
-    assert "Revoked 0 approval(s)" in out
+    assert code == 1 and f"No approval of '{guard}' to revoke" in out
+    assert "answer.sh" in out  # what could be revoked is listed
 
 
 def test_doctor_reports_problems_and_exit_code(configured: Path, guard: Path) -> None:
     code, out = _cli(configured, "doctor")
-    assert code == 1 and "unapproved" in out and "0 ok, 2 with problems" in out
+    assert code == 1 and "unapproved" in out and "3 check(s): 1 ok, 2 with problems" in out
     _cli(configured, "approve", "--all")
     code, out = _cli(configured, "doctor")
     assert code == 0, out
-    assert "2 ok, 0 with problems" in out and "synthetic payload answered" in out
+    assert "3 ok, 0 with problems" in out and "synthetic payload answered" in out
     guard.write_text(guard.read_text() + "# changed\n")
     code, out = _cli(configured, "doctor")
     assert code == 1 and "changed since approval" in out

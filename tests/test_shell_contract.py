@@ -304,7 +304,9 @@ def test_cli_test_runs_every_source_and_reports_each_shell_run(home: Path, plugi
     doc = json.loads(CliRunner().invoke(hooks_group, hoist_global_options(args)).stdout)
     base = catalogue.events()["transform_llm_output"].example["response_text"]
     assert doc["result"] == base + "+p+a"  # the Python plugin runs first, as in the agent
-    [run] = doc["hooks"]
+    python, run = doc["hooks"]
+    assert python["name"] == "suffix" and python["raw"] == base + "+p"
+    assert python["payload"]["response_text"] == base
     sent = json.loads(run["stdin"])
     assert sent["hook_event_name"] == "transform_llm_output"
     assert sent["extra"]["response_text"] == base + "+p"

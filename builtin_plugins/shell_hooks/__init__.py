@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .approvals import Consent, question, revoke, tty_prompt
+from .approvals import Ask, Consent, question, revoke, tty_prompt
 from .config import load_entries, read_settings_file
 from .execution import Recorder, Run, combine, parse_env_file, plain
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
 
-def build(hooks: Hooks, *, ask: bool = True) -> ShellHooks | None:
+def build(hooks: Hooks, *, ask: bool | Ask = True) -> ShellHooks | None:
     """The shell-hook source for ``hooks``'s config, or ``None`` when there is no shell hook
-    (or safe mode). ``ask=False``: nobody is asked to approve a hook (the CLI)."""
+    (or safe mode). ``ask=False``: nobody is asked to approve a hook (the CLI); a callable is
+    the host's own consent prompt (it gets the question, returns ``True`` for yes)."""
     if hooks.safe_mode:
         return None
     entries, problems = load_entries(hooks)
@@ -37,7 +38,8 @@ def build(hooks: Hooks, *, ask: bool = True) -> ShellHooks | None:
 
 def setup(hooks: Hooks) -> ShellHooks | None:
     """The built-in plugin's entry point: ``None`` when there is no shell hook (or safe mode)."""
-    source = build(hooks)
+    ask = hooks.ask
+    source = build(hooks, ask=True if ask is None else ask)
     if source is not None:
         source.startup()
     return source

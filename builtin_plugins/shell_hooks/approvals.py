@@ -40,15 +40,39 @@ class Consent:
 _prompt_lock = threading.Lock()
 
 
+class Question(str):
+    """The approval question (a plain string for a host's own prompt), carrying the scripts it
+    is about so a terminal prompt can show them before the answer."""
+
+    scripts: tuple[str, ...] = ()
+
+
 def tty_prompt(text: str) -> bool:
-    """Ask on the terminal; ``True`` for yes. Default no."""
-    sys.stderr.write(text)
-    sys.stderr.flush()
+    """Ask on the terminal; ``True`` for yes. Default no. ``s`` shows the script(s) first."""
+    scripts = getattr(text, "scripts", ())
+    while True:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+        try:
+            line = sys.stdin.readline()
+        except (OSError, KeyboardInterrupt):
+            return False
+        answer = line.strip().lower()
+        if answer in ("s", "show") and scripts:
+            for path in scripts:
+                sys.stderr.write(f"\n----- {path} -----\n{_head(path)}\n----- end -----\n")
+            continue
+        return answer in ("y", "yes")
+
+
+def _head(path: str, limit: int = 200) -> str:
     try:
-        line = sys.stdin.readline()
-    except (OSError, KeyboardInterrupt):
-        return False
-    return line.strip().lower() in ("y", "yes")
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError as exc:
+        return f"(cannot read it: {exc.strerror or exc})"
+    more = f"\n... ({len(lines) - limit} more lines)" if len(lines) > limit else ""
+    return "\n".join(lines[:limit]) + more
 
 
 def interactive() -> bool:
@@ -62,13 +86,15 @@ def interactive() -> bool:
 def question(hook: ShellHook, state: Consent) -> str:
     """The question that asks a person to approve ``hook``."""
     scripts = ", ".join(state.scripts) or "(none: the command itself is pinned)"
-    return (
+    text = Question(
         "\nA shell hook wants to run with your user's rights:\n"
         f"  event:   {hook.event}\n  command: {hook.command}\n"
         f"  matcher: {hook.matcher or '(every call)'}\n  script:  {scripts}\n"
         f"  sha256:  {state.digest or '-'}\n  from:    {hook.where}\n"
-        "Allow it? [y/N] "
+        + ("Allow it? [y/N] (s: show the script) " if state.scripts else "Allow it? [y/N] ")
     )
+    text.scripts = tuple(state.scripts)
+    return text
 
 
 class Approvals:

@@ -36,6 +36,8 @@ ENTRY_KEYS = (
     "working_dir",
     "name",
     "protocol",
+    "required",
+    "canary",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
@@ -162,8 +164,10 @@ class Reader:
             origin=origin,
             index=index,
             timeout=self.timeout(raw, where),
-            fail_closed=bool(raw.get("fail_closed", False))
+            fail_closed=bool(raw.get("fail_closed", False) or raw.get("required", False))
             or info.name in self.manager.fail_closed_events,
+            required=bool(raw.get("required", False)),
+            canary=self.canary(raw.get("canary"), where),
             priority=self.integer(raw.get("priority", 0), f"{where}: priority", 0),
             env=self.env(raw.get("env"), where),
             working_dir=self.text(raw.get("working_dir"), f"{where}: working_dir"),
@@ -209,6 +213,21 @@ class Reader:
             self.warn(
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
+
+    def canary(self, raw: Any, where: str) -> dict[str, Any] | None:
+        if raw is None:
+            return None
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("expect"), str):
+            self.warn(f"{where}: canary must be a mapping {{payload: {{...}}, expect: DECISION}} "
+                      "(expect: block, allow, approve, none, ...); ignored")  # fmt: skip
+            return None
+        payload = raw.get("payload", {})
+        if not isinstance(payload, Mapping):
+            self.warn(
+                f"{where}: canary.payload must be a mapping of the event's arguments; ignored"
+            )
+            return None
+        return {"payload": dict(payload), "expect": raw["expect"], "where": where}
 
     def timeout(self, raw: Mapping[str, Any], where: str) -> float:
         value = raw.get("timeout", DEFAULT_TIMEOUT)

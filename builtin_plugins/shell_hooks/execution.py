@@ -15,7 +15,7 @@ import logging
 import os
 import re
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +42,12 @@ class Run:
     answer: wire.Answer | None = None
     argv: list[str] = field(default_factory=list)
     stdin: bytes = b""
+    digest: str | None = None  # the sha256 consent pinned for what ran
+
+    @property
+    def ms(self) -> float:
+        """How long the process ran, in milliseconds (0 when it did not run)."""
+        return self.outcome.elapsed * 1000 if self.outcome else 0.0
 
     def report(self) -> dict[str, Any]:
         """The run as plain data (what ``hermes hooks test --json`` prints for each hook)."""
@@ -64,6 +70,9 @@ class Run:
             "answer": plain(answer.value) if answer else None,
             "failure": answer.failure if answer else (out.error if out else None),
             "warning": answer.warning if answer else None,
+            "dropped": answer.dropped if answer else None,
+            "defaulted": answer.defaulted if answer else None,
+            "sha256": self.digest,
         }
 
 
@@ -95,10 +104,19 @@ def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> 
 class Runner:
     """Runs shell hooks for one home: environment, consent at firing time, processes, answers."""
 
-    def __init__(self, home: Path, approvals: Approvals, *, cap: int = process.OUTPUT_CAP) -> None:
+    def __init__(
+        self,
+        home: Path,
+        approvals: Approvals,
+        *,
+        cap: int = process.OUTPUT_CAP,
+        observe: Callable[[EventInfo, Run, Mapping[str, Any]], None] | None = None,
+    ) -> None:
         self.home = home
         self.approvals = approvals
         self.cap = cap
+        #: Told about every run of every firing (the source traces and counts them).
+        self.observe = observe
 
     # -------------------------------------------------------------- recording
 
@@ -190,7 +208,7 @@ class Runner:
         for hook in hooks:
             env = self.environment(info, hook, kwargs, cwd, base)
             state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
-            run = Run(hook, state.status, state.detail)
+            run = Run(hook, state.status, state.detail, digest=state.digest)
             runs.append(run)
             if state.status != "active" and not force:
                 continue
@@ -226,6 +244,8 @@ class Runner:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
+            if self.observe is not None:
+                self.observe(info, run, kwargs)
         if recorder is not None:
             recorder.runs.extend(runs)
         return runs
@@ -252,6 +272,18 @@ class Runner:
         if answer.failure:
             log.warning("shell hook %r on %s failed: %s%s", hook.name, info.name, answer.failure,
                         " (fail_closed)" if answer.value is not None else "")  # fmt: skip
+        if answer.dropped:
+            self.approvals.warn_once(
+                ("dropped", hook.key, answer.dropped),
+                f"shell hook {hook.name!r} on {info.name}: its answer was ignored: "
+                f"{answer.dropped} (it printed {answer.raw!r:.200})",
+            )
+        if answer.defaulted:
+            self.approvals.warn_once(
+                ("defaulted", hook.key, answer.defaulted),
+                f"shell hook {hook.name!r} on {info.name}: {answer.defaulted} "
+                f"(it printed {answer.raw!r:.200})",
+            )
         if answer.warning:
             self.approvals.warn_once(
                 ("warning", hook.key, answer.warning[:60]),

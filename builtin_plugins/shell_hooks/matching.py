@@ -47,6 +47,10 @@ class ShellHook:
     #: The matched value is a host tool name, also tried under its Claude Code name.
     match_tool: bool = False
     pattern: re.Pattern[str] | None = None
+    #: A guard: when it cannot run (unapproved, changed, not runnable), its event fails closed.
+    required: bool = False
+    #: ``{payload: {...}, expect: DECISION}``: what ``hermes hooks verify`` fires and expects.
+    canary: dict[str, Any] | None = None
     #: The Claude Code event the hook was configured under, when it names one: the hook hears
     #: only the occurrences that event stands for.
     occurrence: ClaudeEvent | None = None
@@ -129,6 +133,8 @@ class ShellHook:
             "timeout": self.timeout,
             "protocol": self.protocol,
             "fail_closed": self.fail_closed,
+            "required": self.required,
+            "canary": self.canary,
             "priority": self.priority,
             "origin": self.origin,
             "configured_event": self.configured_event,

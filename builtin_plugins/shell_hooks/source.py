@@ -11,16 +11,18 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import process
+from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
+from hermes_hooks.trace import summarise
 
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .execution import Recorder, Run, Runner, combine, parse_env_file
@@ -37,9 +39,10 @@ DEFAULT_STOP_CONTINUES = 3
 class ShellHooks(SourceBase):
     """The shell-hook source of one :class:`~hermes_hooks.Hooks`.
 
-    ``ask`` is how a person is asked to approve a hook at its first firing: a terminal prompt
-    when there is a terminal and ``prompt`` is true; ``None`` (unapproved hooks are not run)
-    otherwise.
+    ``ask`` is how a person is asked to approve a hook at its first firing: ``prompt`` when it
+    is a callable (a host's own UI: it gets the question, returns ``True`` for yes), a terminal
+    prompt when there is a terminal and ``prompt`` is true; ``None`` (unapproved hooks are not
+    run) otherwise.
     """
 
     def __init__(
@@ -48,14 +51,19 @@ class ShellHooks(SourceBase):
         entries: Sequence[ShellHook],
         problems: Sequence[str] = (),
         *,
-        prompt: bool = True,
+        prompt: bool | Ask = True,
     ) -> None:
         self.home = Path(hooks.home)
         self.problems = list(problems)
         self._manager = hooks.manager
+        self._hooks = hooks
         config = hooks.config
         accept = bool(hooks.accept_hooks) or truthy(config.get("hooks_auto_accept"))
-        ask = tty_prompt if prompt and interactive() else None
+        ask: Ask | None
+        if callable(prompt):
+            ask = prompt
+        else:
+            ask = tty_prompt if prompt and interactive() else None
         self.approvals = Approvals(
             self.home, self._event_of, self._static_env, accept=accept, ask=ask
         )
@@ -63,7 +71,14 @@ class ShellHooks(SourceBase):
             self.home,
             self.approvals,
             cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
+            observe=self._settle,
         )
+        plugins = config.get("plugins")
+        named = plugins.get("required") if isinstance(plugins, Mapping) else None
+        if isinstance(named, list):
+            for hook in entries:
+                if hook.name in named or hook.command in named:
+                    hook.required = hook.fail_closed = True
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
         )
@@ -151,7 +166,7 @@ class ShellHooks(SourceBase):
         return [h for hooks in self.by_event.values() for h in hooks]
 
     def fail_closed_on(self, event: str) -> bool:
-        return any(h.fail_closed for h in self.by_event.get(event, ()))
+        return any(h.fail_closed or h.required for h in self.by_event.get(event, ()))
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per shell hook for ``hermes hooks list``."""
@@ -160,9 +175,10 @@ class ShellHooks(SourceBase):
             state = self.consent(hook)
             entry = state.entry or {}
             row = hook.row()
+            problem = self.problem(hook) if state.status == "active" else None
             row.update(
-                status=state.status,
-                error=state.detail if state.status != "active" else None,
+                status="failed" if problem else state.status,
+                error=problem or (state.detail if state.status != "active" else None),
                 approved_at=entry.get("approved_at"),
                 sha256=state.digest,
                 scripts=list(state.scripts),
@@ -181,6 +197,62 @@ class ShellHooks(SourceBase):
         return parse_env_file(path)
 
     # -------------------------------------------------------------- firing
+
+    def _settle(self, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
+        """After each run: a required hook that could not run blocks; the run is counted and
+        traced (a hook source reports its own hooks, with the sha256 of what ran)."""
+        hook = run.hook
+        answer = run.answer
+        if hook.required and (not run.ran or (answer is not None and answer.failure)):
+            why = (answer.failure if answer is not None and answer.failure else None) or (
+                f"{run.status}: {run.detail}"
+            )
+            fix = (
+                f"`hermes hooks approve {shlex.quote(hook.command)}`"
+                if not run.ran
+                else "fix it, then check with `hermes hooks doctor`"
+            )
+            message = (
+                f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
+                f"({why}); {fix}"
+            )
+            run.answer = answer = wire.Answer(
+                value=info.answer.failed(message, hook.name),
+                failure=why,
+                raw=answer.raw if answer is not None else None,
+            )
+            self.approvals.warn_once(("required", hook.key, run.status), message)
+        if answer is not None and answer.dropped:
+            self._manager.dropped[(hook.name, info.name)] += 1
+        if answer is not None and answer.failure:
+            self._manager.failures[(hook.name, info.name)] += 1
+        tracer = self._hooks.tracer
+        if tracer is None:
+            return
+        if not run.ran and answer is None:
+            outcome = run.status
+        elif answer is not None and answer.failure:
+            outcome = "failed"
+        elif answer is not None and answer.dropped:
+            outcome = "dropped"
+        else:
+            outcome = (
+                "answered" if answer is not None and answer.value is not None else "no opinion"
+            )
+        tracer.record(
+            event=info.name,
+            hook=hook.name,
+            source="shell",
+            ms=run.ms,
+            outcome=outcome,
+            decision=summarise(answer.value) if answer is not None else None,
+            dropped=answer.dropped if answer is not None else None,
+            error=(answer.failure if answer is not None else None)
+            or (run.detail if not run.ran else None),
+            sha256=run.digest,
+            kwargs=kwargs,
+            raw=answer.raw if answer is not None else None,
+        )
 
     def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
         """The hooks of ``event`` whose matcher accepts these arguments, in run order."""

@@ -9,6 +9,7 @@ Commands live in their own modules and are imported only when run, so ``--help``
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -19,9 +20,9 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "list": ("hermes_hooks.cli.listing", "list_cmd", "Show every hook in the order it runs."),
     "events": ("hermes_hooks.cli.listing", "events_cmd", "Show the event catalogue."),
     "test": (
-        "hermes_hooks.cli.shell",
+        "hermes_hooks.cli.firing",
         "test_cmd",
-        "Fire an event's shell hooks with a synthetic payload.",
+        "Fire an event through the dispatcher; show what every hook did.",
     ),
     "approve": (
         "hermes_hooks.cli.shell",
@@ -34,9 +35,19 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Remove every approval of a shell hook command.",
     ),
     "doctor": (
-        "hermes_hooks.cli.shell",
+        "hermes_hooks.cli.doctor",
         "doctor_cmd",
-        "Check every shell hook: runnable, approved, answering.",
+        "Check every source: config, plugins, gateway and shell hooks, required guards.",
+    ),
+    "verify": (
+        "hermes_hooks.cli.doctor",
+        "verify_cmd",
+        "Fire every guard's canary; fail when a guard does not decide as expected.",
+    ),
+    "stats": (
+        "hermes_hooks.cli.stats",
+        "stats_cmd",
+        "Summarise a trace_file: runs, p50/p95/max ms, blocks, failures per hook.",
     ),
     "demo": (
         "hermes_hooks.demo",
@@ -77,12 +88,27 @@ class LazyGroup(click.Group):
 
         cmd = getattr(importlib.import_module(target[0]), target[1])
         assert isinstance(cmd, click.Command)
+        if not cmd.epilog:
+            cmd.epilog = GLOBAL_HELP
         return cmd
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # The help page lists the commands from the table, so --help imports none of them.
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
+
+
+GLOBAL_HELP = (
+    "Global options (before or after the command): --home PATH (the hermes home), "
+    "--config FILE, --accept-hooks, --verbose (full tracebacks for plugin failures)."
+)
+
+
+def paint(text: str, colour: str) -> str:
+    """``text`` in ``colour`` on a terminal, unless ``NO_COLOR`` is set (https://no-color.org)."""
+    if os.environ.get("NO_COLOR") or not sys.stdout.isatty():
+        return text
+    return click.style(text, fg=colour)
 
 
 class State:
@@ -124,13 +150,21 @@ class State:
     envvar="HERMES_ACCEPT_HOOKS",
     help="Approve every configured shell hook without asking.",
 )
+@click.option(
+    "--verbose",
+    "-v",
+    is_flag=True,
+    help="Full tracebacks (file and line) for plugin failures (also HERMES_HOOKS_DEBUG=1).",
+)
 @click.version_option(package_name="hermes-hooks", prog_name="hermes-hooks")
 @click.pass_context
 def hooks_group(
-    ctx: click.Context, home: str | None, config: str | None, accept_hooks: bool
+    ctx: click.Context, home: str | None, config: str | None, accept_hooks: bool, verbose: bool
 ) -> None:
     """Manage and inspect the hooks of an agent runtime: Python plugins, shell hooks and
     gateway hooks, through one dispatcher."""
+    if verbose:
+        os.environ["HERMES_HOOKS_DEBUG"] = "1"
     ctx.obj = State(home, accept_hooks, config)
 
 
@@ -148,7 +182,7 @@ def _logging(verbose: bool = False) -> None:
 
 
 _GLOBAL_VALUED = ("--home", "--config")
-_GLOBAL_FLAGS = ("--accept-hooks",)
+_GLOBAL_FLAGS = ("--accept-hooks", "--verbose", "-v")
 
 
 def hoist_global_options(args: list[str]) -> list[str]:
@@ -174,9 +208,9 @@ def hoist_global_options(args: list[str]) -> list[str]:
     return front + rest
 
 
-def run(args: list[str]) -> None:
+def run(args: list[str], prog_name: str = "hermes hooks") -> None:
     """Run ``hermes hooks`` with these arguments."""
-    hooks_group.main(args=hoist_global_options(args), prog_name="hermes hooks")
+    hooks_group.main(args=hoist_global_options(args), prog_name=prog_name)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -184,4 +218,4 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hooks"]:
         args = args[1:]
-    run(args)
+    run(args, prog_name="hermes-hooks")

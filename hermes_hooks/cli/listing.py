@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from . import State, _logging
+from . import State, _logging, paint
 
 # ---------------------------------------------------------------------- list
 
@@ -50,13 +50,23 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
             known = [*hooks.events, *(a for i in hooks.events.values() for a in i.aliases)]
             raise click.UsageError(str(UnknownEvent(event, suggest(event, known))))
     rows = hooks.rows(include_builtin=show_all, event=event)
+    if show_all and event is None:
+        rows += _idle_builtins(hooks)
+    notices = _notices(hooks)
     if as_json:
-        click.echo(json.dumps(rows, indent=2, default=str))
+        click.echo(json.dumps(notices + rows, indent=2, default=str))
         return
-    for error in getattr(hooks, "config_errors", []):
-        click.echo(f"config: {error}", err=True)
+    for notice in notices:
+        click.echo(paint(f"! {notice['status']}: {notice['error']}", "red"))
+    if notices:
+        click.echo("")
     if not rows:
         where = hooks.config_path or (hooks.home / "config.yaml")
+        if hooks.safe_mode:
+            click.echo(
+                "No hooks: HERMES_SAFE_MODE is on, so no plugin, shell hook or gateway hook loads."
+            )
+            return
         click.echo(f"No hooks. Home: {hooks.home} (config: {where}).")
         click.echo(
             "Install a plugin (pip install hermes-hook-...), add plugins under <home>/plugins/,"
@@ -86,20 +96,86 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
 
 
+def _notices(hooks: Any) -> list[dict[str, Any]]:
+    """Rows for what is wrong or unusual about the whole runtime, listed first (``source``
+    ``config``): a config that cannot be read (``failed``), misspelt keys (``warning``), a
+    required guard that is missing or failed (``failed``), safe mode (``safe_mode``)."""
+    where = str(hooks.config_path or hooks.home / "config.yaml")
+    out = []
+    for status, texts in (("failed", hooks.config_errors), ("warning", hooks.config_warnings)):
+        for text in texts:
+            out.append({"event": None, "name": "config", "source": "config", "status": status,
+                        "error": text, "path": where})  # fmt: skip
+    from ..builtin_plugins.required import unmet
+
+    for guard, why, _ in unmet(hooks):
+        out.append({"event": None, "name": f"required: {guard}", "source": "config",
+                    "status": "failed", "error": f"required guard {guard!r} is not running: {why}",
+                    "path": where})  # fmt: skip
+    if hooks.safe_mode:
+        text = "HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook is loaded"
+        out.append({"event": None, "name": "safe mode", "source": "config",
+                    "status": "safe_mode", "error": text, "path": None})  # fmt: skip
+    return out
+
+
+def _idle_builtins(hooks: Any) -> list[dict[str, Any]]:
+    """``--all``: the built-ins that have nothing to do (no configured hook), as ``idle``."""
+    from ..builtin_plugins import BUILTINS
+
+    return [
+        {
+            "event": None,
+            "name": f"builtin:{name}",
+            "source": "builtin",
+            "status": "idle",
+            "error": "nothing configured for it",
+            "path": None,
+        }  # fmt: skip
+        for name in BUILTINS
+        if f"builtin:{name}" not in hooks.records
+    ]
+
+
 # ---------------------------------------------------------------------- events
 
 
 @click.command("events")
+@click.argument("name", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print the catalogue as JSON.")
-def events_cmd(as_json: bool) -> None:
-    """Show the event catalogue: name, kind, arguments and aliases, read from the hookspecs."""
-    from ..catalogue import events
+def events_cmd(name: str | None, as_json: bool) -> None:
+    """Show the event catalogue: name, kind, arguments and aliases, read from the hookspecs.
+    With NAME (ours or an alias), show that event's whole contract."""
+    from ..catalogue import UnknownEvent, events, get, suggest
 
     infos = list(events().values())
+    if name is not None:
+        info = get(name)
+        if info is None:
+            known = [*events(), *(a for i in infos for a in i.aliases)]
+            raise click.UsageError(str(UnknownEvent(name, suggest(name, known))))
+        infos = [info]
+        if not as_json:
+            _show_event(info)
+            return
     if as_json:
-        click.echo(json.dumps([i.as_dict() for i in infos], indent=2))
+        docs = [i.as_dict() for i in infos]
+        click.echo(json.dumps(docs[0] if name is not None else docs, indent=2))
         return
     print_table(
         ["EVENT", "KIND", "ALIASES", "ARGUMENTS"],
         [[i.name, i.kind, ", ".join(i.aliases), ", ".join(i.args)] for i in infos],
     )
+
+
+def _show_event(info: Any) -> None:
+    click.echo(f"{paint(info.name, 'cyan')}  ({info.kind}: {info.answer.describe()})")
+    click.echo(f"  {info.summary}")
+    click.echo(f"  arguments: {', '.join(info.args)}")
+    if info.required:
+        click.echo(f"  required:  {', '.join(info.required)}")
+    if info.aliases:
+        click.echo(f"  aliases:   {', '.join(info.aliases)}")
+    click.echo(f"  can block: {'yes' if info.can_block else 'no'}")
+    click.echo(f"  on failure: {info.answer.on_failure()}")
+    click.echo(f"  example:   {json.dumps(dict(info.example), default=str)}")

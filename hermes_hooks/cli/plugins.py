@@ -120,6 +120,14 @@ def _pip(args: list[str]) -> None:
 # ---------------------------------------------------------------------- install / uninstall
 
 
+def _split_extras(spec: str) -> tuple[str, str]:
+    """``'.[test]'`` -> ``('.', '[test]')``: a checkout's path and the extras pip should add."""
+    if spec.endswith("]") and "[" in spec:
+        at = spec.rindex("[")
+        return spec[:at] or ".", spec[at:]
+    return spec, ""
+
+
 @click.command("install")
 @click.argument("packages", nargs=-1)
 @click.option(
@@ -127,8 +135,8 @@ def _pip(args: list[str]) -> None:
     "--editable",
     "editable",
     multiple=True,
-    type=click.Path(exists=True, file_okay=False),
-    help="Install a local checkout in editable mode (pip install -e PATH). Repeatable.",
+    help="Install a local checkout in editable mode (pip install -e PATH, or PATH[extras] "
+    "such as '.[test]'). Repeatable.",
 )
 @click.option("-U", "--upgrade", is_flag=True, help="Upgrade the packages to the newest version.")
 @click.option("--force-reinstall", is_flag=True, help="Reinstall even when up to date.")
@@ -172,8 +180,11 @@ def install_cmd(
     ]
     before = {_key(ep) for ep in entry_points()}
     targets = list(packages)
-    for path in editable:
-        targets += ["-e", str(Path(path).resolve())]
+    for spec in editable:
+        path, extras = _split_extras(spec)
+        if not Path(path).is_dir():
+            raise click.BadParameter(f"directory {path!r} does not exist", param_hint="--editable")
+        targets += ["-e", str(Path(path).resolve()) + extras]
     _pip(["install", *flags, *targets])
     report = _report(state)
     if report is None:
@@ -189,6 +200,22 @@ def install_cmd(
     _show_plugins(new, report["rows"])
 
 
+def _distributions(names: Iterable[str], installed: list[dict[str, Any]]) -> list[str]:
+    """Package names for pip: a plugin's name as ``hermes hooks list`` shows it (its entry-point
+    name) becomes its distribution; anything else is passed as written."""
+    out = []
+    for name in names:
+        dist = next(
+            (ep["distribution"] for ep in installed if ep["name"] == name and ep["distribution"]),
+            name,
+        )
+        if dist != name:
+            click.echo(f"plugin {name!r} comes from the distribution {dist!r}")
+        if dist not in out:
+            out.append(dist)
+    return out
+
+
 @click.command("uninstall")
 @click.argument("packages", nargs=-1, required=True)
 @click.option("-y", "--yes", is_flag=True, help="Do not ask for confirmation.")
@@ -198,15 +225,17 @@ def uninstall_cmd(state: State, packages: tuple[str, ...], yes: bool) -> None:
     went away."""
     _logging()
     before = entry_points()
-    _pip(["uninstall", *(["--yes"] if yes else []), *packages])
+    names = _distributions(packages, before)
+    _pip(["uninstall", *(["--yes"] if yes else []), *names])
     report = _report(state)
     if report is None:
-        return
+        sys.exit(1)
     after = {_key(ep) for ep in report["entry_points"]}
     gone = [ep for ep in before if _key(ep) not in after]
     if not gone:
-        click.echo("Uninstalled. No hermes-hooks plugin was removed.")
-        return
+        click.echo("No hermes-hooks plugin was removed (`hermes hooks list` shows the plugins "
+                   "and their distributions).", err=True)  # fmt: skip
+        sys.exit(1)
     click.echo("Uninstalled. These plugins are gone:")
     for ep in gone:
         click.echo(f"  {_describe(ep)}")

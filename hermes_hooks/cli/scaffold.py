@@ -91,7 +91,7 @@ def new_cmd(name: str, directory: str) -> None:
     click.echo(f"  {'tests/test_plugin.py':<32}tests with the hermes_hooks.testing fixtures")
     click.echo("Next:")
     click.echo(f"  cd {shlex.quote(shown)}")
-    click.echo("  hermes hooks install --editable .")
+    click.echo("  hermes hooks install --editable '.[test]'")
     click.echo("  python -m pytest")
     click.echo("  hermes hooks list")
 

@@ -8,10 +8,8 @@ did on the way.
 
 from __future__ import annotations
 
-import json
-import shlex
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -34,18 +32,18 @@ def _runtime(state: State) -> tuple[Hooks, ShellHooks | None]:
     hooks: Hooks = state.load(builtins=False)
     if SHELL_SOURCE in hooks.records:  # loaded once per command run
         return hooks, hooks.records[SHELL_SOURCE].hook_source
-    for error in hooks.config_errors:
-        click.echo(f"config: {error}", err=True)
-    load_builtins(hooks, [name for name in BUILTINS if name != "shell_hooks"])
+    at = list(BUILTINS).index("shell_hooks")
+    load_builtins(hooks, list(BUILTINS)[:at])
+    source = None
     if hooks.safe_mode:
-        click.echo("HERMES_SAFE_MODE is on: no shell hook runs.", err=True)
-        return hooks, None
-    source = shell_hooks.build(hooks, ask=False)
-    if source is None:
-        return hooks, None
-    if source.auto_accept:
-        source.startup()
-    hooks.add_source(source, SHELL_SOURCE, path=shell_hooks.__file__)
+        click.echo("HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook runs.", err=True)
+    else:
+        source = shell_hooks.build(hooks, ask=False)
+    if source is not None:
+        if source.auto_accept:
+            source.startup()
+        hooks.add_source(source, SHELL_SOURCE, path=shell_hooks.__file__)
+    load_builtins(hooks, list(BUILTINS)[at + 1 :])
     return hooks, source
 
 
@@ -63,103 +61,6 @@ def _event(hooks: Hooks, name: str) -> EventInfo:
         return hooks.manager.event(name)
     except UnknownEvent as exc:
         raise click.UsageError(str(exc)) from exc
-
-
-def _payload(info: EventInfo, for_tool: str | None, payload_file: str | None) -> dict[str, Any]:
-    from pathlib import Path
-
-    payload = dict(info.example)
-    if for_tool is not None:
-        payload["tool_name"] = for_tool
-    if payload_file:
-        try:
-            custom = json.loads(Path(payload_file).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise click.UsageError(f"--payload-file {payload_file}: {exc}") from exc
-        if not isinstance(custom, dict):
-            raise click.UsageError(f"--payload-file {payload_file}: must hold a JSON object")
-        payload.update(custom)
-    return payload
-
-
-# ---------------------------------------------------------------------- test
-
-
-@click.command("test")
-@click.argument("event")
-@click.option("--for-tool", "for_tool", help="Pretend the call is for this tool (tool events).")
-@click.option(
-    "--payload-file", type=click.Path(dir_okay=False), help="A JSON object merged into the payload."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print {event, hooks, result} as JSON.")
-@click.option("--force", is_flag=True, help="Also run hooks that are not approved (or changed).")
-@click.pass_obj
-def test_cmd(
-    state: State,
-    event: str,
-    for_tool: str | None,
-    payload_file: str | None,
-    as_json: bool,
-    force: bool,
-) -> None:
-    """Fire EVENT with a realistic synthetic payload through the runtime's dispatcher (every
-    hook of every source runs, as in the agent) and show what each shell hook did.
-
-    Unapproved shell hooks are listed and not run unless --force.
-    """
-    _logging()
-    from ..builtin_plugins.shell_hooks import plain
-
-    hooks, source = _runtime(state)
-    info = _event(hooks, event)
-    name = info.name
-    payload = _payload(info, for_tool, payload_file)
-    if source is None:
-        result = hooks.call(name, **payload)
-        runs = []
-    else:
-        with source.recording(force=force) as report:
-            result = hooks.call(name, **payload)
-        runs = report.runs
-    if as_json:
-        doc = {"event": name, "hooks": [r.report() for r in runs], "result": plain(result)}
-        click.echo(json.dumps(doc, indent=2, default=str))
-        return
-    others = [r for r in hooks.rows(event=name) if r.get("source") != "shell"]
-    if others:
-        click.echo(f"Other hooks of {name}, in call order: "
-                   + ", ".join(f"{r['name']} ({r['source']})" for r in others))  # fmt: skip
-    if not runs:
-        if source is None:
-            _no_hooks(hooks)
-        else:
-            click.echo(
-                f"No shell hook matches {name}" + (f" for tool {for_tool!r}." if for_tool else ".")
-            )
-        if others:
-            click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
-        return
-    click.echo(f"Firing {len(runs)} shell hook(s) for {name}:")
-    for run in runs:
-        r = run.report()
-        click.echo(f"\n- {r['name']}  [{r['status']}]")
-        if r["name"] != r["command"]:
-            click.echo(f"  command: {r['command']}")
-        if not run.ran:
-            click.echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
-                       f"{shlex.quote(run.hook.command)}`, or pass --force)")  # fmt: skip
-            continue
-        click.echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
-        click.echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
-        for key in ("stdout", "stderr"):
-            text = r[key].rstrip("\n")
-            click.echo(f"  {key}: {text if text else '(empty)'}")
-        click.echo(f"  answer: {json.dumps(r['answer'], default=str)}")
-        if r["failure"]:
-            click.echo(f"  failure: {r['failure']}")
-        if r["warning"]:
-            click.echo(f"  warning: {r['warning']}")
-    click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
 
 
 # ---------------------------------------------------------------------- approve / revoke
@@ -181,7 +82,14 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
         return
     configured = source.all_hooks
     if approve_all:
-        chosen = configured
+        already = [h for h in configured if source.consent(h).status == "active"]
+        for hook in already:
+            click.echo(f"already approved {hook.event}: {hook.command}"
+                       + (f" [{hook.matcher}]" if hook.matcher else ""))  # fmt: skip
+        chosen = [h for h in configured if h not in already]
+        if not chosen:
+            click.echo(f"Every configured shell hook was already approved ({len(already)}).")
+            return
     elif commands:
         known = {h.command for h in configured}
         missing = [c for c in commands if c not in known]
@@ -214,73 +122,29 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
 
 
 @click.command("revoke")
-@click.argument("command")
+@click.argument("command", required=False)
 @click.pass_obj
-def revoke_cmd(state: State, command: str) -> None:
-    """Remove every approval of COMMAND (any event, any matcher)."""
+def revoke_cmd(state: State, command: str | None) -> None:
+    """Remove every approval of COMMAND (any event, any matcher). Without COMMAND, or when
+    nothing matched, list the approved commands that can be revoked (exit 1 when nothing was
+    revoked)."""
     _logging()
     from ..builtin_plugins.shell_hooks import revoke
+    from ..consent import Allowlist, path_for
 
-    removed = revoke(state.load(builtins=False).home, command)
-    click.echo(f"Revoked {removed} approval(s) of {command!r}.")
-
-
-# ---------------------------------------------------------------------- doctor
-
-
-@click.command("doctor")
-@click.pass_obj
-def doctor_cmd(state: State) -> None:
-    """Check every shell hook: runnable, approved, unchanged, answers validly (when approved)."""
-    _logging()
-    from ..builtin_plugins.shell_hooks import load_entries, plain
-
-    hooks, source = _runtime(state)
-    problems = list(hooks.config_errors)
-    if source is not None:
-        problems += source.problems
-    elif not hooks.safe_mode:
-        problems += load_entries(hooks)[1]
-    if source is None:
-        _no_hooks(hooks)
-    bad = 0
-    for hook in source.all_hooks if source else []:
-        assert source is not None
-        info = hooks.manager.event(hook.event)
-        lines: list[tuple[bool, str]] = []
-        why = source.problem(hook)
-        lines.append((why is None, why or "command runs as configured"))
-        verdict = source.consent(hook)
-        if verdict.status == "active":
-            pinned = f" (sha256 {verdict.digest[:12]}… unchanged)" if verdict.digest else ""
-            lines.append((True, "approved" + pinned))
-        else:
-            lines.append((False, f"{verdict.status}: {verdict.detail}; "
-                          f"`hermes hooks approve {shlex.quote(hook.command)}`"))  # fmt: skip
-        if verdict.status == "active" and why is None:
-            run = source.execute(info, _payload(info, None, None), [hook], force=True)[0]
-            out, answer = run.outcome, run.answer
-            ms = f"{out.elapsed * 1000:.0f} ms" if out else "-"
-            if answer is not None and answer.failure:
-                lines.append((False, f"synthetic payload: {answer.failure} ({ms})"))
-            elif answer is not None and answer.warning and not answer.value:
-                lines.append((False, f"synthetic payload: {answer.warning} ({ms})"))
-            else:
-                shown = json.dumps(plain(answer.value) if answer else None, default=str)
-                lines.append((True, f"synthetic payload answered {shown[:100]} in {ms}"))
-        ok = all(flag for flag, _ in lines)
-        bad += not ok
-        click.echo(
-            f"{'ok ' if ok else 'BAD'}  {hook.event}: {hook.name}"
-            + (f" [{hook.matcher}]" if hook.matcher else "")
-        )
-        for flag, text in lines:
-            click.echo(f"     {'✓' if flag else '✗'} {text}")
-    for problem in problems:
-        click.echo(f"BAD  config: {problem}")
-    total = len(source.all_hooks) if source else 0
-    wrong = bad + len(problems)
-    click.echo(f"\n{total} shell hook(s) checked: {total - bad} ok, {bad} with problems"
-               + (f"; {len(problems)} config problem(s)" if problems else "") + ".")  # fmt: skip
-    if wrong:
+    home = state.load(builtins=False).home
+    removed = revoke(home, command) if command is not None else 0
+    if removed:
+        click.echo(f"Revoked {removed} approval(s) of {command!r}.")
+        return
+    approved = sorted({str(e.get("command")) for e in Allowlist(path_for(home)).entries()})
+    if command is not None:
+        click.echo(f"No approval of {command!r} to revoke.", err=True)
+    if approved:
+        click.echo("Approved commands (revoke one with `hermes hooks revoke COMMAND`):")
+        for item in approved:
+            click.echo(f"  {item}")
+    else:
+        click.echo(f"No approvals in {path_for(home)}.")
+    if command is not None:
         sys.exit(1)

@@ -1,0 +1,211 @@
+"""``hermes hooks doctor`` and ``hermes hooks verify``: is every hook in place, and does every
+guard still enforce what it should.
+
+``doctor`` checks every source: the config (errors and misspelt keys), Python plugins (import
+errors with file and line), gateway hooks, built-ins, shell hooks (runnable, approved, unchanged,
+answering a synthetic payload validly), and required guards. It exits 1 when anything is wrong.
+``verify`` fires every canary through the runtime's dispatcher and exits 1 on a miss.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from . import State, _logging, paint
+from .shell import _runtime
+
+if TYPE_CHECKING:
+    from ..builtin_plugins.shell_hooks import ShellHooks
+    from ..hooks import Hooks
+
+
+@dataclass
+class Check:
+    """One thing doctor looked at: a plugin, a hook, the config, a guard."""
+
+    kind: str  # config / plugin / gateway / builtin / shell / required
+    name: str
+    lines: list[tuple[bool, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return all(flag for flag, _ in self.lines)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "ok": self.ok,
+            "problems": [text for flag, text in self.lines if not flag],
+            "notes": [text for flag, text in self.lines if flag],
+        }
+
+
+def _config(hooks: Hooks, source: ShellHooks | None) -> list[Check]:
+    from ..builtin_plugins.shell_hooks import load_entries
+
+    where = str(hooks.config_path or hooks.home / "config.yaml")
+    check = Check("config", where)
+    check.lines += [(False, error) for error in hooks.config_errors]
+    check.lines += [(False, warning) for warning in hooks.config_warnings]
+    if source is not None:
+        check.lines += [(False, problem) for problem in source.problems]
+    elif not hooks.safe_mode and not hooks.config_errors:
+        check.lines += [(False, problem) for problem in load_entries(hooks)[1]]
+    if hooks.safe_mode:
+        check.lines.append((True, "HERMES_SAFE_MODE is on: no plugin, shell or gateway hook runs"))
+    if check.ok:
+        check.lines.append((True, "readable" if hooks.config_path else "no config file"))
+    return [check]
+
+
+def _plugins(hooks: Hooks) -> list[Check]:
+    out = []
+    for record in hooks.records.values():
+        if record.parent is not None or record.hook_source is not None:
+            continue
+        kind = {"gateway": "gateway", "builtin": "builtin"}.get(record.source, "plugin")
+        check = Check(kind, record.name)
+        where = f" ({record.source}: {record.path})" if record.path else f" ({record.source})"
+        if record.status == "failed":
+            check.lines.append((False, f"failed to load{where}: {record.error}"))
+        elif record.status == "active":
+            check.lines.append((True, f"loaded{where}"))
+        else:
+            check.lines.append((True, f"{record.status}{where}: {record.error}"))
+        for (name, event), count in hooks.failures.items():
+            if name == record.name and count:
+                check.lines.append((False, f"raised {count} time(s) on {event}"))
+        out.append(check)
+    return out
+
+
+def _shell(hooks: Hooks, source: ShellHooks) -> list[Check]:
+    from ..builtin_plugins.shell_hooks import plain
+    from .firing import payload_for
+
+    out = []
+    for hook in source.all_hooks:
+        info = hooks.manager.event(hook.event)
+        check = Check(
+            "shell", f"{hook.event}: {hook.name}" + (f" [{hook.matcher}]" if hook.matcher else "")
+        )
+        lines = check.lines
+        why = source.problem(hook)
+        lines.append((why is None, why or "command runs as configured"))
+        verdict = source.consent(hook)
+        if verdict.status == "active":
+            pinned = f" (sha256 {verdict.digest[:12]}… unchanged)" if verdict.digest else ""
+            lines.append((True, "approved" + pinned))
+        else:
+            lines.append((False, f"{verdict.status}: {verdict.detail}; "
+                          f"`hermes hooks approve {shlex.quote(hook.command)}`"))  # fmt: skip
+        if verdict.status == "active" and why is None:
+            run = source.execute(info, payload_for(info)[0], [hook], force=True)[0]
+            answer = run.answer
+            ms = f"{run.ms:.0f} ms"
+            if answer is not None and answer.failure:
+                lines.append((False, f"synthetic payload: {answer.failure} ({ms})"))
+            elif answer is not None and answer.dropped:
+                lines.append((False, f"synthetic payload: answer ignored: {answer.dropped} ({ms})"))
+            elif answer is not None and answer.warning and not answer.value:
+                lines.append((False, f"synthetic payload: {answer.warning} ({ms})"))
+            else:
+                shown = json.dumps(plain(answer.value) if answer else None, default=str)
+                lines.append((True, f"synthetic payload answered {shown[:100]} in {ms}"))
+            if answer is not None and answer.defaulted:
+                lines.append((False, f"synthetic payload: {answer.defaulted}"))
+        if hook.required:
+            lines.append((True, "required: its event fails closed when it cannot run"))
+        out.append(check)
+    return out
+
+
+def _required(hooks: Hooks) -> list[Check]:
+    from ..builtin_plugins.required import unmet
+
+    out = []
+    for guard, why, events in unmet(hooks):
+        check = Check("required", guard)
+        scope = ", ".join(events) if events else "every event that guards an action"
+        check.lines.append((False, f"required guard is not running: {why} ({scope} fail closed)"))
+        out.append(check)
+    return out
+
+
+@click.command("doctor")
+@click.option("--json", "as_json", is_flag=True, help="Print {ok, checks: [...]} as JSON.")
+@click.pass_obj
+def doctor_cmd(state: State, as_json: bool) -> None:
+    """Check every source: the config, Python plugins (import errors with file and line),
+    gateway hooks, shell hooks (runnable, approved, unchanged, answering validly) and required
+    guards. Exits 1 when anything is wrong."""
+    _logging()
+    hooks, source = _runtime(state)
+    checks = _config(hooks, source) + _plugins(hooks)
+    if source is not None:
+        checks += _shell(hooks, source)
+    checks += _required(hooks)
+    watchdog = hooks.watchdog
+    for name, seconds, stack in watchdog.reports if watchdog is not None else []:
+        last = stack.strip().splitlines()[-2:] if stack.strip() else []
+        checks.append(Check("watchdog", name, [(False, f"stuck for {seconds:.0f}s in: "
+                                                 + " ".join(s.strip() for s in last))]))  # fmt: skip
+    wrong = [c for c in checks if not c.ok]
+    if as_json:
+        doc = {"ok": not wrong, "checks": [c.as_dict() for c in checks]}
+        click.echo(json.dumps(doc, indent=2, default=str))
+    else:
+        for check in checks:
+            mark = paint("ok ", "green") if check.ok else paint("BAD", "red")
+            click.echo(f"{mark}  {check.kind}: {check.name}")
+            for flag, text in check.lines:
+                click.echo(f"     {paint('✓', 'green') if flag else paint('✗', 'red')} {text}")
+        click.echo(f"\n{len(checks)} check(s): {len(checks) - len(wrong)} ok, "
+                   f"{len(wrong)} with problems.")  # fmt: skip
+    if wrong:
+        raise SystemExit(1)
+
+
+# ---------------------------------------------------------------------- verify
+
+
+@click.command("verify")
+@click.option("--json", "as_json", is_flag=True, help="Print {ok, canaries: [...]} as JSON.")
+@click.pass_obj
+def verify_cmd(state: State, as_json: bool) -> None:
+    """Fire every guard's canary (a payload and the decision it must produce) through the
+    runtime's dispatcher; report pass or fail per guard. Exits 1 on a miss, or when there is no
+    canary at all."""
+    _logging()
+    from ..canary import canaries, fire
+
+    hooks, _ = _runtime(state)
+    verdicts = [fire(hooks, canary) for canary in canaries(hooks)]
+    failed = [v for v in verdicts if not v.passed]
+    if as_json:
+        doc = {"ok": bool(verdicts) and not failed, "canaries": [v.as_dict() for v in verdicts]}
+        click.echo(json.dumps(doc, indent=2, default=str))
+    else:
+        for v in verdicts:
+            c = v.canary
+            mark = paint("pass", "green") if v.passed else paint("FAIL", "red")
+            click.echo(f"{mark}  {c.guard} ({c.source}) on {c.event}: expected {c.expect}, "
+                       f"got {v.got or 'none'}" + (f" from {v.decided_by}" if v.decided_by else ""))  # fmt: skip
+            if v.error:
+                click.echo(f"      error: {v.error}")
+            elif v.message and not v.passed:
+                click.echo(f"      message: {v.message}")
+        if not verdicts:
+            click.echo("No canary configured: add `canary: {payload: {...}, expect: block}` to a "
+                       "guard (docs/troubleshooting.md).")  # fmt: skip
+        else:
+            click.echo(f"\n{len(verdicts)} canary(ies): {len(verdicts) - len(failed)} passed, "
+                       f"{len(failed)} failed.")  # fmt: skip
+    if failed or not verdicts:
+        raise SystemExit(1)

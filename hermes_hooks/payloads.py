@@ -1,0 +1,140 @@
+"""Payloads people write by hand (``hermes hooks test --payload-file``, canaries): either the
+host's keyword arguments for an event, or the wire JSON a shell hook reads on stdin (Hermes'
+``hook_event_name``/``tool_input``/``extra`` or Claude Code's fields). Either is turned into the
+host's keyword arguments; an unknown key is refused with a did-you-mean, so a typo never makes a
+test pass by testing nothing.
+
+The Claude Code fields of each event are read back through the event's own contract: a field
+that carries a host argument is recognised by asking the field which argument it reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from . import wire
+from .catalogue import EventInfo, suggest
+
+HOST = "host keyword arguments"
+HERMES_WIRE = "Hermes wire JSON (what a hook reads on stdin)"
+CLAUDE_WIRE = "Claude Code wire JSON (what a hook reads on stdin)"
+
+_COMMON = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
+_HERMES_KEYS = ("hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra")
+_PROBE = object()
+
+
+class PayloadError(ValueError):
+    """A payload that cannot be used for the event (unknown keys, another event's payload)."""
+
+
+def form_of(data: Mapping[str, Any]) -> str:
+    """Which form ``data`` is: :data:`HOST`, :data:`HERMES_WIRE` or :data:`CLAUDE_WIRE`."""
+    if "hook_event_name" not in data and "tool_input" not in data:
+        return HOST
+    if "extra" in data or set(data) <= set(_HERMES_KEYS) and "permission_mode" not in data:
+        name = data.get("hook_event_name")
+        if not isinstance(name, str) or not name[:1].isupper():
+            return HERMES_WIRE
+    return CLAUDE_WIRE
+
+
+def to_kwargs(info: EventInfo, data: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    """The host's keyword arguments for ``info``'s event from ``data``, and the form detected.
+    Raises :class:`PayloadError` for keys the event does not have."""
+    form = form_of(data)
+    if form == HOST:
+        _refuse(info, [k for k in data if k not in info.args], info.args)
+        return dict(data), form
+    _check_event(info, data.get("hook_event_name"))
+    if form == HERMES_WIRE:
+        return _from_hermes(info, data), form
+    return _from_claude(info, data), form
+
+
+def _refuse(info: EventInfo, unknown: list[str], known: Any) -> None:
+    if not unknown:
+        return
+    parts = []
+    for key in unknown:
+        guess = suggest(str(key), list(known))
+        parts.append(repr(key) + (f" (did you mean {guess!r}?)" if guess else ""))
+    raise PayloadError(
+        f"unknown key(s) for {info.name}: {', '.join(parts)}; "
+        f"its arguments are: {', '.join(info.args)}"
+    )
+
+
+def _check_event(info: EventInfo, name: Any) -> None:
+    if name is None:
+        return
+    names = {info.name, *info.aliases, *(c.name for c in info.meta.claude)}
+    if str(name) not in names:
+        raise PayloadError(
+            f"the payload is for {name!r}, not {info.name} (its names: {', '.join(sorted(names))})"
+        )
+
+
+def _host_tool(name: Any) -> Any:
+    for entry in wire.TOOLS.values():
+        if entry.claude == name:
+            return entry.host
+    return name
+
+
+def _from_hermes(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
+    _refuse(info, [k for k in data if k not in _HERMES_KEYS], _HERMES_KEYS)
+    out: dict[str, Any] = {}
+    extra = data.get("extra") or {}
+    if not isinstance(extra, Mapping):
+        raise PayloadError("'extra' must be an object of the event's other arguments")
+    _refuse(info, [k for k in extra if k not in info.args], info.args)
+    out.update(extra)
+    if data.get("tool_name") is not None:
+        out["tool_name"] = data["tool_name"]
+    if data.get("tool_input") is not None:
+        out["args"] = data["tool_input"]
+    if data.get("session_id"):
+        out["session_id"] = data["session_id"]
+    return out
+
+
+def _reads(read: Any, arg: str) -> bool:
+    try:
+        return read({arg: _PROBE}) is _PROBE
+    except Exception:
+        return False
+
+
+def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
+    chosen = info.claude_named(str(data.get("hook_event_name") or "")) or next(
+        iter(info.meta.claude), None
+    )
+    fields = dict(chosen.fields) if chosen is not None else {}
+    known = [*_COMMON, "tool_name", "tool_input", "tool_use_id", *fields]
+    if chosen is None:
+        known += list(info.args)
+    _refuse(info, [k for k in data if k not in known], known)
+    out: dict[str, Any] = {}
+    tool = _host_tool(data.get("tool_name"))
+    if tool is not None:
+        out["tool_name"] = tool
+    if "tool_input" in data:
+        out["args"] = wire.args_from_claude(tool, data["tool_input"])
+    if data.get("tool_use_id"):
+        out["tool_call_id"] = data["tool_use_id"]
+    for key in ("session_id", "transcript_path"):
+        if data.get(key):
+            out[key] = data[key]
+    for key, read in fields.items():
+        if key not in data:
+            continue
+        arg = next((a for a in info.args if _reads(read, a)), None)
+        if arg is not None:
+            out[arg] = data[key]
+        elif key == "tool_response" and "result" in info.args:
+            out["result"] = wire.encode(data[key]).decode().strip()
+    if chosen is None:
+        out.update({k: v for k, v in data.items() if k in info.args})
+    return out

@@ -1,0 +1,231 @@
+"""Never silent, through hermes_hooks.load() with real files: ignored shell answers are reported,
+shell runs are traced, required guards fail closed, a host supplies the consent prompt."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+import yaml
+from shell_helpers import load, script
+
+import hermes_hooks
+
+ANSWER = script("answer.sh")
+
+
+def _answer_hook(answer: str, **extra):
+    return {"command": f"bash {ANSWER}", "env": {"ANSWER": answer}, **extra}
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [
+        ('{"action": "deny", "message": "x"}', "did you mean 'block'?"),
+        ('{"action": "Block", "message": "x"}', "did you mean 'block'?"),
+        ('{"decision": "deny", "reason": "r"}', "did you mean 'block'?"),
+        ('{"verdict": "no"}', "none of its keys ('verdict')"),
+    ],
+)
+def test_ignored_shell_answer_is_reported_once_per_hook_and_shape(home, caplog, answer, reason):
+    hooks = load(home, {"pre_tool_call": [_answer_hook(answer)]})
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        for _ in range(3):
+            decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+            assert decision.action is None
+    warnings = [r.getMessage() for r in caplog.records if "was ignored" in r.getMessage()]
+    assert len(warnings) == 1, warnings
+    assert reason in warnings[0] and "pre_tool_call" in warnings[0]
+    assert hooks.dropped[(f"bash {ANSWER}", "pre_tool_call")] == 3
+
+
+def test_plain_no_opinion_from_a_shell_hook_is_not_reported(home, caplog):
+    hooks = load(home, {"pre_tool_call": [_answer_hook('{"continue": true}')]})
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        hooks.pre_tool_call(tool_name="terminal", args={})
+    assert not [r for r in caplog.records if "ignored" in r.getMessage()]
+    assert not hooks.dropped
+
+
+def test_shell_block_without_message_blocks_with_default_and_is_reported_once(home, caplog):
+    hooks = load(home, {"pre_tool_call": [_answer_hook('{"action": "block"}')]})
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        first = hooks.pre_tool_call(tool_name="terminal", args={})
+        hooks.pre_tool_call(tool_name="terminal", args={})
+    assert first.action == "block" and f"bash {ANSWER}" in first.message
+    notes = [r.getMessage() for r in caplog.records if "default message" in r.getMessage()]
+    assert len(notes) == 1 and "a block needs a non-empty string message" in notes[0]
+
+
+def test_shell_runs_are_traced_with_the_pinned_sha256(home):
+    trace = home / "trace.jsonl"
+    hooks = load(
+        home,
+        {"pre_tool_call": [_answer_hook('{"action": "deny", "message": "x"}')]},
+        trace_file=str(trace),
+    )
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    receipts = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert len(receipts) == 1
+    (receipt,) = receipts
+    assert receipt["source"] == "shell" and receipt["event"] == "pre_tool_call"
+    assert receipt["session_id"] == "s1" and receipt["outcome"] == "dropped"
+    assert "did you mean 'block'" in receipt["dropped"]
+    rows = [r for r in hooks.rows() if r.get("source") == "shell"]
+    assert receipt["sha256"] == rows[0]["sha256"] and len(receipt["sha256"]) == 64
+
+
+def test_unapproved_shell_hook_is_traced_as_not_run(home):
+    trace = home / "trace.jsonl"
+    hooks = load(
+        home, {"pre_tool_call": [_answer_hook("{}")]}, accept=False, trace_file="trace.jsonl"
+    )
+    hooks.pre_tool_call(tool_name="terminal", args={})
+    (receipt,) = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert receipt["outcome"] == "unapproved" and receipt["error"]
+
+
+# ---------------------------------------------------------------------- required guards
+
+
+def test_required_shell_hook_that_is_unapproved_blocks_naming_the_fix(home):
+    hooks = load(home, {"pre_tool_call": [_answer_hook("{}", required=True)]}, accept=False)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block"
+    assert "required guard" in decision.message and "hermes hooks approve" in decision.message
+
+
+def test_required_shell_hook_whose_script_changed_blocks(home, tmp_path):
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\ncat >/dev/null\necho '{}'\n")
+    guard.chmod(0o755)
+    config = {"hooks": {"pre_tool_call": [{"command": str(guard), "required": True}]}}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    hermes_hooks.load(home, accept_hooks=True, entry_points=False).close()  # approves
+    guard.write_text("#!/bin/sh\ncat >/dev/null\necho '{}'  # edited\n")
+    hooks = hermes_hooks.load(home, entry_points=False, ask=False)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "changed" in decision.message
+
+
+def test_required_shell_hook_that_is_not_executable_blocks(home, tmp_path):
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\necho '{}'\n")
+    guard.chmod(0o644)
+    hooks = load(home, {"pre_tool_call": [{"command": str(guard), "required": True}]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "required guard" in decision.message
+    row = next(r for r in hooks.rows() if r.get("source") == "shell")
+    assert row["status"] != "active" and row["required"] is True
+
+
+def test_not_required_shell_hook_that_cannot_run_does_not_block(home, tmp_path):
+    hooks = load(home, {"pre_tool_call": [{"command": str(tmp_path / "missing.sh")}]})
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).action is None
+
+
+def test_required_plugin_that_is_missing_blocks_tool_calls(home):
+    hooks = load(home, {}, plugins={"required": ["policy"]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "'policy'" in decision.message
+    assert "plugins.required" in decision.message
+    assert hooks.call("permission_request", tool_name="terminal", args={}).action == "deny"
+
+
+def test_required_plugin_that_failed_to_load_blocks_its_declared_events(home, plugin_dir):
+    plugin_dir(
+        "policy",
+        "raise ImportError('no module named policy_rules')\n",
+        "name: policy\nrequired: true\nprovides_hooks: [pre_tool_call]\n",
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "policy_rules" in decision.message
+    assert hooks.call("permission_request", tool_name="t", args={}) is None or (
+        hooks.call("permission_request", tool_name="t", args={}).action is None
+    )
+
+
+def test_required_plugin_that_was_disabled_blocks(home, plugin_dir):
+    plugin_dir("policy", "def register(ctx):\n    pass\n")
+    hooks = load(home, {}, plugins={"required": ["policy"], "disabled": ["policy"]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "disabled" in decision.message
+
+
+def test_required_plugin_that_loaded_is_fail_closed(home, plugin_dir):
+    plugin_dir(
+        "policy",
+        "def register(ctx):\n"
+        "    def check(**kw):\n"
+        "        raise RuntimeError('rules file unreadable')\n"
+        "    ctx.register_hook('pre_tool_call', check)\n",
+    )
+    hooks = load(home, {}, plugins={"required": ["policy"]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "rules file unreadable" in decision.message
+
+
+def test_required_guards_in_safe_mode_fail_closed(home, monkeypatch):
+    monkeypatch.setenv("HERMES_SAFE_MODE", "1")
+    hooks = load(home, {"pre_tool_call": [_answer_hook("{}", required=True, name="guard")]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "HERMES_SAFE_MODE" in decision.message
+
+
+def test_required_names_a_shell_hook_by_name(home):
+    hooks = load(
+        home,
+        {"pre_tool_call": [_answer_hook("{}", name="guard")]},
+        accept=False,
+        plugins={"required": ["guard"]},
+    )
+    decision = hooks.pre_tool_call(tool_name="terminal", args={})
+    assert decision.action == "block" and "'guard'" in decision.message
+
+
+# ---------------------------------------------------------------------- consent prompt
+
+
+def test_host_supplies_the_consent_prompt(home):
+    asked: list[str] = []
+
+    def ask(question: str) -> bool:
+        asked.append(question)
+        return True
+
+    config = {"hooks": {"pre_tool_call": [_answer_hook('{"action": "block", "message": "no"}')]}}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    hooks = hermes_hooks.load(home, entry_points=False, ask=ask)
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).action == "block"
+    assert len(asked) == 1 and ANSWER in asked[0] and "sha256" in asked[0]
+    hooks.pre_tool_call(tool_name="terminal", args={})
+    assert len(asked) == 1  # approved once, pinned
+
+
+def test_host_consent_prompt_saying_no_keeps_the_hook_off(home):
+    config = {"hooks": {"pre_tool_call": [_answer_hook('{"action": "block", "message": "no"}')]}}
+    (home / "config.yaml").write_text(yaml.safe_dump(config))
+    hooks = hermes_hooks.load(home, entry_points=False, ask=lambda q: False)
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).action is None
+
+
+def test_terminal_prompt_can_show_the_script_before_answering(home, tmp_path, monkeypatch):
+    import io
+    import sys
+
+    from hermes_hooks.builtin_plugins.shell_hooks import approvals
+
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\n# the guard's own words\ncat >/dev/null\n")
+    guard.chmod(0o755)
+    hooks = load(home, {"pre_tool_call": [{"command": str(guard)}]}, accept=False)
+    source = hooks.records["builtin:shell_hooks"].hook_source
+    question = source.question(source.all_hooks[0])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("s\ny\n"))
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert approvals.tty_prompt(question) is True
+    shown = err.getvalue()
+    assert "# the guard's own words" in shown and shown.count("Allow it?") == 2
