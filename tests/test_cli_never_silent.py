@@ -424,3 +424,24 @@ def test_stats_counts_firings_where_a_hook_did_not_run(home, tmp_path):
 def test_gateway_option_is_refused_for_other_events(home):
     code, out = _cli(home, "test", "pre_tool_call", "--gateway", "command:reset")
     assert code == 2 and "--gateway fires gateway events" in out
+
+
+def test_doctor_says_which_hooks_never_run_under_hermes_agent_0_19(home, tmp_path):
+    import yaml as _yaml
+
+    script = tmp_path / "compact.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    config = {
+        "plugins": {"enabled": ["hermes-hooks"]},
+        "hooks": {
+            "PreCompact": [{"command": str(script)}],
+            "pre_tool_call": [{"command": str(script)}],
+        },
+    }
+    (home / "config.yaml").write_text(_yaml.safe_dump(config))
+    code, out = _json(home, "--accept-hooks", "doctor", "--json")
+    assert code == 1
+    hermes = [c for c in out["checks"] if c["kind"] == "hermes"]
+    assert len(hermes) == 1 and "pre_compress (PreCompact)" in json.dumps(hermes[0])
+    assert "never fires" in json.dumps(hermes[0])

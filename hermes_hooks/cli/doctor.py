@@ -138,6 +138,31 @@ def _required(hooks: Hooks) -> list[Check]:
     return out
 
 
+def _hermes_agent(hooks: Hooks) -> list[Check]:
+    """The ``hermes`` script, and hooks on events Hermes Agent 0.19 never fires when bridged."""
+    from ..handover import script_problem
+
+    out = []
+    problem = script_problem()
+    if problem:
+        out.append(Check("hermes", "hermes script", [(False, problem)]))
+    plugins = hooks.config.get("plugins")
+    enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
+    if not isinstance(enabled, list) or "hermes-hooks" not in enabled:
+        return out
+    from ..hermes_agent import unfired_events
+
+    never = unfired_events()
+    for row in hooks.rows():
+        event = row.get("event")
+        if event in never:
+            names = ", ".join(never[event]) or event
+            out.append(Check("hermes", str(row.get("name")), [(False,
+                f"on {event} ({names}): Hermes Agent 0.19 never fires this event, so this hook "
+                "never runs while hermes-hooks is bridged into it (docs/hermes-agent.md)")]))  # fmt: skip
+    return out
+
+
 @click.command("doctor")
 @click.option("--json", "as_json", is_flag=True, help="Print {ok, checks: [...]} as JSON.")
 @click.pass_obj
@@ -150,7 +175,7 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     checks = _config(hooks, source) + _plugins(hooks)
     if source is not None:
         checks += _shell(hooks, source)
-    checks += _required(hooks)
+    checks += _required(hooks) + _hermes_agent(hooks)
     watchdog = hooks.watchdog
     for name, seconds, stack in watchdog.reports if watchdog is not None else []:
         last = stack.strip().splitlines()[-2:] if stack.strip() else []
