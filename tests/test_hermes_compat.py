@@ -261,3 +261,23 @@ def test_import_error_is_recorded(home, plugin_dir):
     rec = hooks.records["broken"]
     assert rec.status == "failed"
     assert "ModuleNotFoundError" in rec.error and "not_a_module_anywhere" in rec.error
+
+
+def test_a_hermes_plugins_skip_keeps_its_message(home, plugin_dir):
+    plugin_dir(
+        "quiet",
+        """
+        def register(ctx):
+            ctx.register_hook(
+                "pre_gateway_dispatch",
+                lambda **kw: {"action": "skip", "message": "muted: maintenance window"},
+            )
+        """,
+    )
+    hooks = load(home)
+    answer = hooks.pre_gateway_dispatch(event={"text": "hi"})
+    assert (answer.action, answer.reason, answer.source) == (
+        "skip",
+        "muted: maintenance window",
+        "quiet",
+    )
