@@ -21,9 +21,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.markers import hookimpl
 from hermes_hooks.policy import required_names
-from hermes_hooks.sources import SourceBase, report
+from hermes_hooks.sources import SourceBase, blocking_impl
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -99,14 +98,7 @@ class Required(SourceBase):
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
         message = "; ".join(self.messages[info.name]) + " (hermes-hooks blocks until it runs)"
-        hooks = self._hooks
-
-        @hookimpl(tryfirst=True)
-        def impl(**kwargs: Any) -> Any:
-            return report(hooks, info.name, NAME, info.answer.blocked(message, NAME), kwargs)
-
-        impl.__name__ = impl.__qualname__ = f"required.{info.name}"
-        return impl
+        return blocking_impl(self._hooks, info, NAME, message)
 
     def rows(self) -> list[dict[str, Any]]:
         return [

@@ -8,6 +8,7 @@ methods, never through attributes found by name. Register one with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -45,6 +46,19 @@ def report(hooks: Any, event: str, hook: str, answer: Any, kwargs: Any) -> Any:
         tracer.record(event=event, hook=hook, source="builtin", ms=0.0, outcome=outcome,
                       decision=summarise(answer), kwargs=kwargs, raw=answer)  # fmt: skip
     return answer
+
+
+def blocking_impl(hooks: Any, info: Any, name: str, message: str) -> Callable[..., Any]:
+    """A ``tryfirst`` hook implementation of ``info``'s event that always answers with the
+    event's blocked form (``message``, from ``name``): the lockdown and unmet required guards."""
+    from .markers import hookimpl
+
+    @hookimpl(tryfirst=True)
+    def impl(**kwargs: Any) -> Any:
+        return report(hooks, info.name, name, info.answer.blocked(message, name), kwargs)
+
+    impl.__name__ = impl.__qualname__ = f"{name}.{info.name}"
+    return impl
 
 
 class SourceBase:
