@@ -41,6 +41,10 @@ def _dangerous_patterns(hooks: Hooks) -> bool:
     return bool(hooks.config.get("dangerous_patterns"))
 
 
+def _redact_secrets(hooks: Hooks) -> bool:
+    return bool(hooks.config.get("redact_secrets"))
+
+
 def _required(hooks: Hooks) -> bool:
     # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry.
     plugins: Any = hooks.config.get("plugins")
@@ -54,6 +58,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "gateway_hooks": _gateway_hooks,
     "boot_md": _boot_md,
     "dangerous_patterns": _dangerous_patterns,
+    "redact_secrets": _redact_secrets,
     "shell_hooks": _shell_hooks,
     "required": _required,
 }

@@ -27,6 +27,7 @@ TOP_LEVEL = (
     "boot_md",
     "hookspecs",
     "dangerous_patterns",
+    "redact_secrets",
     "trace_file",
     "trace_payloads",
     "otel",
