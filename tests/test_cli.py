@@ -84,6 +84,7 @@ def test_list_all_includes_builtins(home):
     assert idle == {
         "builtin:gateway_hooks",
         "builtin:dangerous_patterns",
+        "builtin:redact_secrets",
         "builtin:shell_hooks",
         "builtin:required",
     }
