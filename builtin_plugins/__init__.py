@@ -45,6 +45,24 @@ def _redact_secrets(hooks: Hooks) -> bool:
     return bool(hooks.config.get("redact_secrets"))
 
 
+#: The library's one-line switches (builtin_plugins/library.py keeps the same list).
+LIBRARY = (
+    "add_date",
+    "add_git_status",
+    "add_git_diff",
+    "add_environment_info",
+    "add_user_info",
+    "add_recent_commits",
+    "add_directory_listing",
+    "add_prompt_files",
+    "limit_large_tool_results",
+)
+
+
+def _library(hooks: Hooks) -> bool:
+    return any(hooks.config.get(name) for name in LIBRARY)
+
+
 def _required(hooks: Hooks) -> bool:
     # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry.
     plugins: Any = hooks.config.get("plugins")
@@ -59,6 +77,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "boot_md": _boot_md,
     "dangerous_patterns": _dangerous_patterns,
     "redact_secrets": _redact_secrets,
+    "library": _library,
     "shell_hooks": _shell_hooks,
     "required": _required,
 }

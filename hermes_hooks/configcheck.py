@@ -12,9 +12,11 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .builtin_plugins import LIBRARY
+
 log = logging.getLogger("hermes_hooks")
 
-#: Top-level config.yaml keys we read.
+#: Top-level config.yaml keys we read (and every built-in's switch).
 TOP_LEVEL = (
     "hooks",
     "plugins",
@@ -26,11 +28,12 @@ TOP_LEVEL = (
     "gateway_hooks",
     "boot_md",
     "hookspecs",
-    "dangerous_patterns",
-    "redact_secrets",
     "trace_file",
     "trace_payloads",
     "otel",
+    "dangerous_patterns",
+    "redact_secrets",
+    *LIBRARY,
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
 PLUGINS = (

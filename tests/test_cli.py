@@ -81,13 +81,9 @@ def test_list_all_includes_builtins(home):
         ("builtin:boot_md", "builtin", "gateway_event")
     ]
     idle = {r["name"] for r in everything if r["status"] == "idle"}  # --all shows every built-in
-    assert idle == {
-        "builtin:gateway_hooks",
-        "builtin:dangerous_patterns",
-        "builtin:redact_secrets",
-        "builtin:shell_hooks",
-        "builtin:required",
-    }
+    from hermes_hooks.builtin_plugins import BUILTINS
+
+    assert idle == {f"builtin:{name}" for name in BUILTINS} - {"builtin:boot_md"}
     assert json.loads(run("list", "--json", home=home).stdout) == []
 
 
