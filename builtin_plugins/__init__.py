@@ -63,6 +63,10 @@ def _library(hooks: Hooks) -> bool:
     return any(hooks.config.get(name) for name in LIBRARY)
 
 
+def _http_post(hooks: Hooks) -> bool:
+    return bool(hooks.config.get("http_post"))
+
+
 def _required(hooks: Hooks) -> bool:
     # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry.
     plugins: Any = hooks.config.get("plugins")
@@ -78,6 +82,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "dangerous_patterns": _dangerous_patterns,
     "redact_secrets": _redact_secrets,
     "library": _library,
+    "http_post": _http_post,
     "shell_hooks": _shell_hooks,
     "required": _required,
 }

@@ -33,6 +33,9 @@ TOP_LEVEL = (
     "otel",
     "dangerous_patterns",
     "redact_secrets",
+    "http_post",
+    "allowed_http_hook_urls",
+    "allowed_env_vars",
     *LIBRARY,
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.

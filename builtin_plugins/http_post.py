@@ -1,0 +1,98 @@
+"""A notify-only webhook: ``http_post: {url, events, timeout, headers}`` in config.yaml POSTs
+each firing of ``events`` (default ``post_tool_call``) as JSON to ``url``, which must match
+``allowed_http_hook_urls``. Its answer is ignored; a failure is logged and never blocks. No
+redirect to another host is followed. Reference: ``docs/builtins.md``."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.http import post_json, url_allowed
+from hermes_hooks.markers import hookimpl
+from hermes_hooks.sources import SourceBase
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+log = logging.getLogger("hermes_hooks")
+NAME = "builtin:http_post"
+
+
+def _headers(raw: Any, allowed: Any) -> dict[str, str]:
+    """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``."""
+    names = set(map(str, allowed)) if isinstance(allowed, list) else set()
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in names:
+            log.warning("http_post: $%s is not in allowed_env_vars; left empty", name)
+            return ""
+        return os.environ.get(name, "")
+
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): re.sub(r"\$\{(\w+)\}|\$(\w+)", fill, str(v)) for k, v in raw.items()}
+
+
+class HttpPost(SourceBase):
+    """POSTs the configured events to one URL."""
+
+    def __init__(self, hooks: Hooks, options: dict[str, Any]) -> None:
+        self.url = str(options["url"])
+        self.timeout = float(options.get("timeout", 5))
+        self.headers = _headers(options.get("headers"), hooks.config.get("allowed_env_vars"))
+        names = options.get("events") or ["post_tool_call"]
+        self.events = []
+        for name in names if isinstance(names, list) else [names]:
+            info = hooks.manager.find_event(str(name))
+            if info is None:
+                log.warning("http_post: unknown event %r; ignored (`hermes hooks events`)", name)
+                continue
+            self.events.append(info)
+            setattr(self, info.name, self._impl(info))
+
+    def _impl(self, info: EventInfo) -> Callable[..., Any]:
+        @hookimpl(trylast=True)
+        def impl(**kwargs: Any) -> None:
+            try:
+                post_json(
+                    self.url,
+                    {"event": info.name, **kwargs},
+                    timeout=self.timeout,
+                    headers=self.headers,
+                )
+            except OSError as exc:
+                log.warning("http_post to %s on %s failed: %s", self.url, info.name, exc)
+
+        impl.__name__ = impl.__qualname__ = f"http_post.{info.name}"
+        return impl
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"event": info.name, "name": NAME, "source": "builtin", "status": "active",
+             "matcher": self.url, "style": "builtin"}
+            for info in self.events
+        ]  # fmt: skip
+
+
+def setup(hooks: Hooks) -> HttpPost | None:
+    """Active when config.yaml has ``http_post: {url: ...}`` and the URL is allowed."""
+    options = hooks.config.get("http_post")
+    if hooks.safe_mode or not options:
+        return None
+    if not isinstance(options, dict) or not isinstance(options.get("url"), str):
+        log.warning("http_post: expected {url: ..., events: [...]}; off")
+        return None
+    if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
+        log.warning(
+            "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "
+            "'https://hooks.example.com/*', to allowed_http_hook_urls in config.yaml)",
+            options["url"],
+        )
+        return None
+    return HttpPost(hooks, options)
