@@ -129,7 +129,8 @@ class Runner:
         env["HERMES_HOOK_EVENT"] = info.name
         env["HERMES_HOME"] = str(self.home)
         session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
-        env["HERMES_SESSION_ID"] = str(session)
+        # The payload carries the id as given; the OS cannot put a NUL in a variable.
+        env["HERMES_SESSION_ID"] = str(session).replace("\0", "\\0")
         if hook.protocol == wire.CLAUDE:
             env.setdefault("CLAUDE_PROJECT_DIR", cwd)
             if hook.plugin_root:
@@ -147,7 +148,7 @@ class Runner:
         env = dict(os.environ)
         env["HERMES_HOME"] = str(self.home)
         if hook.protocol == wire.CLAUDE:
-            env.setdefault("CLAUDE_PROJECT_DIR", os.getcwd())
+            env.setdefault("CLAUDE_PROJECT_DIR", resolve.current_dir())
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env.update(hook.env)
@@ -181,44 +182,24 @@ class Runner:
             return []
         recorder = _recorder.get()
         force = force or bool(recorder and recorder.force)
-        cwd = os.getcwd()
+        cwd = resolve.current_dir()
         encoded: dict[str, bytes] = {}
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
         base = dict(os.environ)  # copied once per firing: os.environ is slow to iterate
         for hook in hooks:
-            env = self.environment(info, hook, kwargs, cwd, base)
-            state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
-            run = Run(hook, state.status, state.detail)
+            run = Run(hook, "active")
             runs.append(run)
-            if state.status != "active" and not force:
-                continue
-            if hook.protocol not in encoded:
-                payload = (
-                    wire.claude_payload(info, kwargs, cwd)
-                    if hook.protocol == wire.CLAUDE
-                    else wire.hermes_payload(info.name, kwargs, cwd)
-                )
-                encoded[hook.protocol] = wire.encode(payload)
-            run.stdin = encoded[hook.protocol]
             try:
-                run.argv = hook.argv(env)
-            except ValueError as exc:
+                command = self._prepare(run, info, kwargs, cwd, base, encoded, force)
+            except Exception as exc:  # one entry's fault stays with it
                 run.ran = True
-                run.outcome = process.Outcome(error=f"cannot split the command: {exc}")
+                run.outcome = process.Outcome(error=f"{type(exc).__name__}: {exc}")
                 continue
-            workdir = hook.cwd(env)
-            if workdir is not None and not os.path.isdir(workdir):
-                run.ran = True
-                run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
-                continue
-            commands.append(
-                process.Command(
-                    run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
-                )
-            )
-            started.append(run)
+            if command is not None:
+                commands.append(command)
+                started.append(run)
         for run, outcome in zip(started, process.run_many(commands), strict=True):
             run.ran = True
             run.outcome = outcome
@@ -226,9 +207,67 @@ class Runner:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
+            elif run.hook.fail_closed:
+                run.answer = self._refused(info, run)
         if recorder is not None:
             recorder.runs.extend(runs)
         return runs
+
+    def _prepare(
+        self,
+        run: Run,
+        info: EventInfo,
+        kwargs: Mapping[str, Any],
+        cwd: str,
+        base: Mapping[str, str],
+        encoded: dict[str, bytes],
+        force: bool,
+    ) -> process.Command | None:
+        """Consent, payload, argv and environment of one run; ``None`` when it is not to run
+        (``run`` then says why)."""
+        hook = run.hook
+        env = self.environment(info, hook, kwargs, cwd, base)
+        state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
+        run.status, run.detail = state.status, state.detail
+        if state.status != "active" and not force:
+            return None
+        if hook.protocol not in encoded:
+            payload = (
+                wire.claude_payload(info, kwargs, cwd)
+                if hook.protocol == wire.CLAUDE
+                else wire.hermes_payload(info.name, kwargs, cwd)
+            )
+            encoded[hook.protocol] = wire.encode(payload)
+        run.stdin = encoded[hook.protocol]
+        run.ran = True
+        bad = bad_environment(env)
+        if bad:
+            run.outcome = process.Outcome(error=bad)
+            return None
+        try:
+            run.argv = hook.argv(env)
+        except ValueError as exc:
+            run.outcome = process.Outcome(error=f"cannot split the command: {exc}")
+            return None
+        workdir = hook.cwd(env)
+        if workdir is not None and not os.path.isdir(workdir):
+            run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
+            return None
+        run.ran = False
+        return process.Command(
+            run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
+        )
+
+    def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
+        """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,
+        so it blocks, saying how to approve it."""
+        hook = run.hook
+        how = f"`hermes hooks approve {shlex.quote(hook.command)}`"
+        why = run.detail or run.status
+        message = (
+            f"shell hook {hook.name} is fail_closed and was not run ({why}); approve it: {how}"
+        )
+        return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(
         self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
@@ -296,11 +335,24 @@ class Runner:
         return None
 
 
+def bad_environment(env: Mapping[str, str]) -> str | None:
+    """Why the OS would refuse ``env`` (naming the variable), or ``None``."""
+    for name, value in env.items():
+        if not name or "=" in name or "\0" in name:
+            return (
+                f"env: {name!r} is not a valid variable name (it must be non-empty, without '=' "
+                "or NUL); fix the hook's env: in its config"
+            )
+        if "\0" in value:
+            return f"env: the value of {name} contains a NUL byte, which no process can receive"
+    return None
+
+
 def _file_problem(
     token: str, cwd: str | None, mode: int, denied: str, *, prefix: str = ""
 ) -> str | None:
     """Why the file ``token`` names (relative to ``cwd``) is missing or lacks ``mode``."""
-    path = token if os.path.isabs(token) else os.path.join(cwd or os.getcwd(), token)
+    path = token if os.path.isabs(token) else os.path.join(cwd or resolve.current_dir(), token)
     if not os.path.isfile(path):
         return f"{prefix}{token} does not exist"
     if not os.access(path, mode):

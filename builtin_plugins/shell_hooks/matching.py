@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks import consent, wire
+from hermes_hooks import consent, resolve, wire
 from hermes_hooks.contract import ClaudeEvent
 
 DEFAULT_TIMEOUT = 60
@@ -105,11 +105,13 @@ class ShellHook:
         """The directory the hook runs in (``None``: the host's)."""
         if not self.working_dir:
             return None
-        return os.path.abspath(consent.expand(self.working_dir, env))
+        return os.path.normpath(
+            os.path.join(resolve.current_dir(), consent.expand(self.working_dir, env))
+        )
 
     def scripts(self, env: Mapping[str, str]) -> list[str]:
         """The files whose hash the approval pins."""
-        cwd = self.cwd(env) or os.getcwd()
+        cwd = self.cwd(env) or resolve.current_dir()
         if self.protocol == wire.CLAUDE:
             return consent.files_of_shell_command(self.command, cwd, env)
         try:

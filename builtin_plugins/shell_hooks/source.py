@@ -211,7 +211,31 @@ class ShellHooks(SourceBase):
         return self.runner.execute(info, kwargs, chosen, force=force)
 
     def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
-        """Run the event's shell hooks and combine their answers with the event's rule."""
+        """Run the event's shell hooks and combine their answers with the event's rule.
+
+        Should the adapter itself fail, every matching ``fail_closed`` hook blocks (its answer
+        is unknown) and the others are skipped; nothing is raised into the dispatcher."""
+        try:
+            return self._fire(info, kwargs)
+        except Exception as exc:
+            log.warning("shell hooks on %s failed: %s: %s", info.name, type(exc).__name__, exc)
+            try:
+                chosen = self.matching(info.name, kwargs)
+            except Exception:
+                chosen = self.by_event.get(info.name, [])
+            failed = [
+                info.answer.failed(
+                    f"shell hook {h.name} is fail_closed and its answer is unknown "
+                    f"(the shell adapter failed: {type(exc).__name__}: {exc})",
+                    h.name,
+                )
+                for h in chosen
+                if h.fail_closed
+            ]
+            failed = [f for f in failed if f is not None]
+            return info.answer.combine(failed, kwargs) if failed else None
+
+    def _fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
         if info.answer.pipes is not None:
             return self._pipeline(info, kwargs)
         if info.meta.continues:
