@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue
+from hermes_hooks.faults import escapes
 from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
 from hermes_hooks.trust import untrusted
+from hermes_hooks.watchdog import within
 
 from .gateway_manifest import HookSpec, matches, read_spec
 
@@ -86,13 +88,15 @@ class GatewayHook(SourceBase):
                 work = self.handle(event_type, context)
             else:
                 work = _in_thread(self.handle, event_type, context, name=self.plugin_name)
-            value = await asyncio.wait_for(_guarded(work), self.spec.timeout)
+            value = await within(_guarded(work), self.spec.timeout)
         except asyncio.TimeoutError:
             raise GatewayHookError(
                 f"{event_type}: timed out after {self.spec.timeout:g}s ({where}; "
                 "raise `timeout:` in HOOK.yaml if it needs longer)"
             ) from None
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             cause = exc.original if isinstance(exc, _Escaped) else exc
             raise GatewayHookError(
                 f"{event_type}: {type(cause).__name__}: {cause} ({where})"
@@ -256,7 +260,9 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         except NoHandle as exc:
             _fail(hooks, plugin_name, directory, str(exc))
             continue
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             _fail(
                 hooks,
                 plugin_name,

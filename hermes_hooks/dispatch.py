@@ -24,6 +24,7 @@ from typing import Any
 
 import pluggy
 
+from .faults import escapes
 from .manager import HookManager, Impl, Route
 from .trace import Probe, Tracer
 from .watchdog import run_limited
@@ -44,8 +45,28 @@ async def _await(value: Any) -> Any:
     return await value
 
 
+class _Raised:
+    """An awaited hook's exception, carried out of ``gather`` as a value."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+async def _settled(value: Any) -> Any:
+    try:
+        return await value
+    except BaseException as exc:
+        if escapes(exc):
+            raise
+        return _Raised(exc)
+
+
 async def _gather(values: Sequence[Any]) -> list[Any]:
-    return list(await asyncio.gather(*values, return_exceptions=True))
+    # Each awaitable is settled on its own: asyncio lets SystemExit and other BaseExceptions
+    # of one task escape the whole loop.
+    return list(await asyncio.gather(*map(_settled, values)))
 
 
 def run_sync(awaitable: Any) -> Any:
@@ -170,7 +191,9 @@ class Dispatcher:
             if probe is not None:
                 probe.raw = value
             return None if value is None else self._read(route, impl, value, probe)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             if probe is not None:
                 probe.error = f"{type(exc).__name__}: {exc}"
             return self._failed(route, impl, exc)
@@ -200,7 +223,9 @@ class Dispatcher:
                     slots.append(None)
                     continue
                 slots.append(self._read(route, impl, value))
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 slots.append(self._failed(route, impl, exc))
         if pending:
             self._settle(route, pending, slots, resolve)
@@ -216,15 +241,13 @@ class Dispatcher:
         """Await the pending answers together (gateway handlers run concurrently)."""
         outcomes = resolve(_gather([value for _, _, value in pending]))
         for (index, impl, _), outcome in zip(pending, outcomes, strict=True):
-            if isinstance(outcome, BaseException) and not isinstance(
-                outcome, (Exception, SystemExit)
-            ):
-                raise outcome  # KeyboardInterrupt and the host's cancellation go up
             try:
-                if isinstance(outcome, BaseException):
-                    raise outcome
+                if isinstance(outcome, _Raised):
+                    raise outcome.exc
                 slots[index] = None if outcome is None else self._read(route, impl, outcome)
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 slots[index] = self._failed(route, impl, exc)
 
     def _pipeline(

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from .faults import escapes
+
 log = logging.getLogger("hermes_hooks")
 
 
@@ -60,7 +62,9 @@ def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
     for name in names:
         try:
             modules.append(importlib.import_module(str(name)))
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             log.warning(
                 "%s: hookspecs module %r cannot be imported: %s",
                 where,

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from .config import env_flag, read_yaml
 from .configcheck import check_manifest
+from .faults import escapes
 from .importing import ensure_package, import_file
 from .policy import Policy
 
@@ -247,7 +248,9 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
         return None
     try:
         target = _import(cand)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _fail(hooks, cand, f"import failed: {_describe(exc)}")
         return None
     register = _register_function(cand, target)
@@ -268,7 +271,9 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
             from .dispatch import run_sync
 
             run_sync(result)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _fail(hooks, cand, f"register() raised {_describe(exc)}; nothing it registered was kept")
         return None
     return ("hermes", ctx, target)
