@@ -33,6 +33,8 @@ log = logging.getLogger("hermes_hooks")
 
 #: Turns an awaitable into its value (raising what it raised).
 Resolve = Callable[[Any], Any]
+#: How many times a rewrite of what will run is judged again before the call is blocked.
+MAX_REJUDGE = 3
 
 
 def _is_awaitable(value: Any) -> bool:
@@ -291,12 +293,51 @@ class Dispatcher:
     # -------------------------------------------------------------- the driver
 
     def run(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync) -> Any:
-        """Fire ``route``'s hooks and return the combined result."""
+        """Fire ``route``'s hooks and return the combined result.
+
+        On an event whose answers may rewrite what will run (``AnswerType.rejudges``: the tool
+        call's ``args``), a result that rewrites it is not final: the hooks fire again on the
+        rewritten value, until a round rewrites nothing new, so every hook has judged what will
+        run. Past :data:`MAX_REJUDGE` rounds the call is blocked (the hooks keep rewriting)."""
+        if self.manager.monitors:
+            result = self._monitored(route, kwargs, resolve)
+        elif route.independent and self.tracer is None:
+            answers = self._independent(route, kwargs, resolve)
+            result = route.combine(answers, kwargs) if answers else route.neutral(kwargs)
+        else:
+            result = self._drive(route, kwargs, resolve)
+        answer_type = route.info.answer
+        if answer_type.rejudges is None or answer_type.rewrite_of(result, kwargs) is None:
+            return result
+        return self._rejudged(route, kwargs, resolve, result)
+
+    def _rejudged(
+        self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve, result: Any
+    ) -> Any:
+        answer_type = route.info.answer
+        name = answer_type.rejudges
+        assert name is not None
+        current = dict(kwargs)
+        for _ in range(MAX_REJUDGE):
+            rewritten = answer_type.rewrite_of(result, current)
+            if rewritten is None:
+                return answer_type.settled(result, kwargs.get(name), current[name])
+            current[name] = rewritten
+            result = self.run_once(route, current, resolve)
+        if answer_type.rewrite_of(result, current) is None:
+            return answer_type.settled(result, kwargs.get(name), current[name])
+        log.warning("%s: hooks still rewrite %r after %d rounds; blocked", route.info.name,
+                    name, MAX_REJUDGE)  # fmt: skip
+        return answer_type.blocked(
+            f"the hooks of {route.info.name} kept rewriting {name!r} ({MAX_REJUDGE} rounds): "
+            "what would run was never approved as a whole, so it is blocked",
+            None,
+        )
+
+    def run_once(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+        """One round of :meth:`run`: fire the hooks once and combine their answers."""
         if self.manager.monitors:
             return self._monitored(route, kwargs, resolve)
-        if route.independent and self.tracer is None:
-            answers = self._independent(route, kwargs, resolve)
-            return route.combine(answers, kwargs) if answers else route.neutral(kwargs)
         return self._drive(route, kwargs, resolve)
 
     def answers(

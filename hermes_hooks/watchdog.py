@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 
 DEFAULT_WATCHDOG = 30.0
+_CANCEL_GRACE = 0.5
 
 
 class HookTimeout(Exception):
@@ -63,7 +64,9 @@ def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], An
 
     worker = threading.Thread(target=target, name=f"hermes-hook:{impl.name}", daemon=True)
     worker.start()
-    if not done.wait(limit):
+    # An async hook is cancelled by within() at the limit; the grace lets that cancellation
+    # land before the call moves on (a coroutine that swallows it is still not waited for).
+    if not done.wait(limit + (_CANCEL_GRACE if impl.is_async else 0.0)):
         raise HookTimeout(
             f"no answer within {limit:g}s; the call was abandoned (its thread keeps running). "
             f"It is stuck in:\n{_stack_of(worker)}"
