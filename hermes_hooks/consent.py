@@ -62,6 +62,18 @@ def mtime_iso(path: str | None) -> str | None:
     return datetime.fromtimestamp(stamp, tz=timezone.utc).isoformat().replace("+00:00", "Z")
 
 
+def modified_since(path: str | None, stamp: Any) -> bool:
+    """Whether ``path`` was modified after the ISO time ``stamp`` (Hermes'
+    ``script_mtime_at_approval``); ``False`` when either is unknown."""
+    if not path or not isinstance(stamp, str):
+        return False
+    try:
+        approved = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        return os.path.getmtime(path) > approved + 1.0  # Hermes writes whole seconds at times
+    except (OSError, ValueError, OverflowError):
+        return False
+
+
 # ---------------------------------------------------------------------- which files a command runs
 
 

@@ -36,6 +36,7 @@ ENTRY_KEYS = (
     "working_dir",
     "name",
     "protocol",
+    "pin",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
@@ -170,6 +171,7 @@ class Reader:
             name=self.text(raw.get("name"), f"{where}: name") or command,
             protocol=protocol,
             plugin_root=plugin_root,
+            pin=self.pins(raw.get("pin"), where),
         )
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
@@ -240,6 +242,16 @@ class Reader:
             self.warn(f"{where} must be a string; ignored")
             return None
         return str(value)
+
+    def pins(self, value: Any, where: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.warn(f"{where}: pin must be a list of file or directory paths; ignored")
+            return []
+        return list(value)
 
     def env(self, value: Any, where: str) -> dict[str, str]:
         if value is None:

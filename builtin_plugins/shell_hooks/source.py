@@ -125,9 +125,10 @@ class ShellHooks(SourceBase):
         """The question that asks a person to approve ``hook``."""
         return question(hook, self.consent(hook))
 
-    def approve(self, hooks: Iterable[ShellHook]) -> list[ShellHook]:
-        """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
-        return self.approvals.approve(hooks)
+    def approve(self, hooks: Iterable[ShellHook], *, unpinned: bool = False) -> list[ShellHook]:
+        """Record approvals of ``hooks`` (pinning each script's current hash); return the ones
+        approved (one whose script cannot be identified needs ``unpinned``)."""
+        return self.approvals.approve(hooks, unpinned=unpinned)
 
     @property
     def auto_accept(self) -> bool:

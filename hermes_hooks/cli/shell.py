@@ -168,10 +168,16 @@ def test_cmd(
 @click.command("approve")
 @click.argument("commands", nargs=-1)
 @click.option("--all", "approve_all", is_flag=True, help="Approve every configured shell hook.")
+@click.option(
+    "--unpinned",
+    is_flag=True,
+    help="Also approve hooks whose script cannot be identified (nothing on disk is pinned).",
+)
 @click.pass_obj
-def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> None:
+def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpinned: bool) -> None:
     """Approve shell hooks by COMMAND (as written in the config), or --all, pinning each
-    script's current sha256. Without arguments on a terminal, asks about each pending hook."""
+    script's current sha256. Without arguments on a terminal, asks about each pending hook.
+    A hook whose script cannot be identified (`unpinned` in `list`) needs --unpinned."""
     _logging()
     hooks, source = _runtime(state)
     if source is None:
@@ -205,7 +211,12 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
         from ..builtin_plugins.shell_hooks import tty_prompt
 
         chosen = [h for h in pending if tty_prompt(source.question(h))]
-    done = source.approve(chosen)
+    done = source.approve(chosen, unpinned=unpinned)
+    for hook in chosen:
+        if hook not in done:
+            click.echo(f"not approved {hook.event}: {hook.command}: "
+                       f"{source.consent(hook).unpinned}; add --unpinned to approve it anyway",
+                       err=True)  # fmt: skip
     for hook in done:
         state_now = source.consent(hook)
         click.echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
