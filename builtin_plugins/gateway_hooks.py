@@ -25,7 +25,7 @@ from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
-from hermes_hooks.trust import untrusted
+from hermes_hooks.trust import untrusted_tree
 from hermes_hooks.watchdog import within
 
 from .gateway_manifest import HookSpec, matches, read_spec
@@ -251,7 +251,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         if refusal is not None:
             _fail(hooks, plugin_name, directory, refusal, status="disabled")
             continue
-        distrust = untrusted(directory) or untrusted(directory / "handler.py")
+        distrust = untrusted_tree(directory, (".py", ".yaml", ".yml"))
         if distrust is not None:
             _fail(hooks, plugin_name, directory, f"refused: {distrust}")
             continue

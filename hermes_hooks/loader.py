@@ -246,6 +246,13 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     if cand.manifest_error:
         _fail(hooks, cand, cand.manifest_error)
         return None
+    if cand.source == "directory" and cand.path:
+        from .trust import untrusted_tree
+
+        distrust = untrusted_tree(Path(cand.path), (".py", ".yaml", ".yml"))
+        if distrust is not None:
+            _fail(hooks, cand, f"refused: {distrust}")
+            return None
     try:
         target = _import(cand)
     except BaseException as exc:

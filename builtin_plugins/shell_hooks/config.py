@@ -267,6 +267,13 @@ def read_settings_file(path: Path, reader: Reader) -> None:
     """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
     import json
 
+    from hermes_hooks.trust import untrusted
+
+    distrust = untrusted(path) if path.exists() else None
+    if distrust is not None:
+        reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
+        return
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
