@@ -147,7 +147,7 @@ def _start(
     extra_fd: int | None,
 ) -> int:
     if cwd is None:
-        actions = [
+        actions: list[tuple[int, ...]] = [
             (os.POSIX_SPAWN_DUP2, in_r, 0),
             (os.POSIX_SPAWN_DUP2, out_w, 1),
             (os.POSIX_SPAWN_DUP2, err_w, 2),
@@ -155,6 +155,9 @@ def _start(
         if extra_fd is not None:
             actions.append((os.POSIX_SPAWN_DUP2, extra_fd, 3))
             argv[5] = "3"
+        # posix_spawn has no close_fds: close every inheritable descriptor of the host's.
+        keep = {0, 1, 2, 3} if extra_fd is not None else {0, 1, 2}
+        actions.extend((os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep)
         # posix_spawn is the cheapest way to start a process (vfork + exec, no Python code in
         # between); it cannot change directory, so a working_dir goes through Popen.
         return os.posix_spawn(
@@ -186,6 +189,30 @@ def _start(
     # We reap it ourselves; stop subprocess from trying to (and warning about it).
     popen.returncode = 0
     return popen.pid
+
+
+def _inheritable_fds() -> list[int]:
+    """The descriptors of this process a child would inherit (those without close-on-exec)."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError:
+        try:
+            import resource
+
+            limit = min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 4096)
+        except (ImportError, OSError, ValueError):
+            limit = 256
+        names = [str(fd) for fd in range(3, limit)]
+    out = []
+    for name in names:
+        fd = int(name)
+        if fd > 2:
+            try:
+                if os.get_inheritable(fd):
+                    out.append(fd)
+            except OSError:
+                pass  # closed meanwhile (or the directory's own descriptor)
+    return out
 
 
 def exit_watch(pid: int) -> tuple[str, int]:

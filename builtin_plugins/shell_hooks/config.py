@@ -279,6 +279,13 @@ def read_settings_file(path: Path, reader: Reader) -> None:
     except OSError as exc:
         reader.warn(f"{path}: cannot read: {exc.strerror or exc}; no shell hook was loaded from it")
         return
+    except UnicodeDecodeError as exc:
+        reader.warn(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8; "
+                    "no shell hook was loaded from it")  # fmt: skip
+        return
+    except ValueError:  # a NUL byte in the name
+        reader.warn(f"{str(path)!r}: not a valid file name; no shell hook was loaded from it")
+        return
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import logging
 import os
 import re
@@ -156,8 +157,11 @@ class Runner:
 
     def env_file(self, session_id: str, *, create: bool = False) -> Path:
         """The ``CLAUDE_ENV_FILE`` this adapter gives a session's hooks."""
-        safe = re.sub(r"[^\w.-]", "_", session_id)[:128] or "session"
-        path = self.home / "shell-hooks-env" / f"{safe}.sh"
+        # Readable, and distinct for every id ("a:b", "a_b" and "a/b" must not share a file:
+        # one session's exported secrets would reach another).
+        safe = re.sub(r"[^\w.-]", "_", session_id)[:64] or "session"
+        digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        path = self.home / "shell-hooks-env" / f"{safe}-{digest}.sh"
         if create and not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
