@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks import consent
+from hermes_hooks.terminal import shown
 
 from .matching import ShellHook
 
@@ -62,15 +63,16 @@ def interactive() -> bool:
 
 
 def question(hook: ShellHook, state: Consent) -> str:
-    """The question that asks a person to approve ``hook``."""
-    scripts = ", ".join(state.scripts) or "(none)"
+    """The question that asks a person to approve ``hook`` (every field shown escaped: a
+    command must not repaint itself as something else)."""
+    scripts = ", ".join(shown(s) for s in state.scripts) or "(none)"
     if state.unpinned:
-        scripts += f"\n  UNPINNED: {state.unpinned}"
+        scripts += f"\n  UNPINNED: {shown(state.unpinned)}"
     return (
         "\nA shell hook wants to run with your user's rights:\n"
-        f"  event:   {hook.event}\n  command: {hook.command}\n"
-        f"  matcher: {hook.matcher or '(every call)'}\n  script:  {scripts}\n"
-        f"  sha256:  {state.digest or '-'}\n  from:    {hook.where}\n"
+        f"  event:   {shown(hook.event)}\n  command: {shown(hook.command)}\n"
+        f"  matcher: {shown(hook.matcher or '(every call)')}\n  script:  {scripts}\n"
+        f"  sha256:  {state.digest or '-'}\n  from:    {shown(hook.where)}\n"
         "Allow it? [y/N] "
     )
 

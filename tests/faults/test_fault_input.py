@@ -96,3 +96,12 @@ def test_no_descriptor_leaks_when_spawning_fails(monkeypatch: pytest.MonkeyPatch
         calls["n"] = 0
     monkeypatch.setattr(os, "pipe", real_pipe)
     assert _open_fds() == before
+
+
+def test_consent_question_shows_escape_sequences_escaped(home: Path) -> None:
+    sneaky = "true # \x1b[2K\x1b[1G\x1b[1Aecho harmless \u202e"
+    hooks = load(home, {"pre_tool_call": [{"command": sneaky}]}, accept=False)
+    source = shell_plugin(hooks)
+    text = source.question(source.all_hooks[0])
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "\\x1b[2K" in text and "\\u202e" in text
