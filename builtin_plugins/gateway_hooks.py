@@ -60,6 +60,11 @@ class NoHandle(ImportError):
 # ---------------------------------------------------------------------- one hook
 
 
+#: How many handler threads of one hook may run at once (the ones abandoned at their timeout
+#: included); past it, a call fails at once instead of starting another.
+MAX_THREADS = 4
+
+
 class GatewayHook(SourceBase):
     """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
 
@@ -68,6 +73,9 @@ class GatewayHook(SourceBase):
         self.handle = handle
         self.plugin_name = f"gateway:{spec.name}"
         self._patterns = tuple(spec.events)
+        # A stuck sync handler is abandoned at its timeout, its thread left running: at most
+        # MAX_THREADS of them per hook, so a flood of events cannot pile up threads.
+        self._slots = threading.BoundedSemaphore(MAX_THREADS)
 
     def wants(self, event_type: str) -> bool:
         """True when one of the hook's ``events:`` matches ``event_type``."""
@@ -87,7 +95,18 @@ class GatewayHook(SourceBase):
             if inspect.iscoroutinefunction(self.handle):
                 work = self.handle(event_type, context)
             else:
-                work = _in_thread(self.handle, event_type, context, name=self.plugin_name)
+                if not self._slots.acquire(blocking=False):
+                    raise GatewayHookError(
+                        f"{event_type}: not run: {MAX_THREADS} earlier calls of {where} are still "
+                        "running past their timeout"
+                    )
+                work = _in_thread(
+                    self.handle,
+                    event_type,
+                    context,
+                    name=self.plugin_name,
+                    done=self._slots.release,
+                )
             value = await within(_guarded(work), self.spec.timeout)
         except asyncio.TimeoutError:
             raise GatewayHookError(
@@ -145,7 +164,9 @@ async def _guarded(work: Any) -> Any:
     return value
 
 
-async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
+async def _in_thread(
+    fn: Callable[..., Any], *args: Any, name: str, done: Callable[[], Any] | None = None
+) -> Any:
     """Run ``fn`` in a daemon thread of its own and await its result.
 
     Not ``asyncio.to_thread``: a handler that never returns would hold a worker of the shared
@@ -170,6 +191,9 @@ async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
         except BaseException as exc:  # handed to the awaiting coroutine
             value = exc if isinstance(exc, Exception) else _Escaped(exc)
             ok = False
+        finally:
+            if done is not None:
+                done()
         try:
             loop.call_soon_threadsafe(deliver, ok, value)
         except RuntimeError:

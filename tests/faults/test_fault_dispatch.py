@@ -156,3 +156,23 @@ def test_gateway_handler_swallowing_cancellation_cannot_hold_emit(home: Path) ->
         return time.monotonic() - start
 
     assert asyncio.run(main()) < 5  # its own loop would run 20 s
+
+
+def test_abandoned_gateway_threads_are_bounded(home: Path) -> None:
+    import threading
+
+    from hermes_hooks.builtin_plugins import gateway_hooks
+
+    d = home / "hooks" / "stuck"
+    d.mkdir(parents=True)
+    (d / "HOOK.yaml").write_text("events: ['agent:step']\ntimeout: 0.05\n")
+    (d / "handler.py").write_text("import time\ndef handle(e, c):\n    time.sleep(3)\n")
+    hooks = hermes_hooks.load(home, {}, entry_points=False)
+
+    async def main() -> None:
+        for _ in range(30):
+            await hooks.emit("agent:step", {})
+
+    asyncio.run(main())
+    alive = [t for t in threading.enumerate() if t.name == "hermes-gateway:stuck"]
+    assert 0 < len(alive) <= gateway_hooks.MAX_THREADS
