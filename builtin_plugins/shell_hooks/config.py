@@ -37,6 +37,7 @@ ENTRY_KEYS = (
     "name",
     "protocol",
     "pin",
+    "env_passthrough",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
@@ -172,6 +173,7 @@ class Reader:
             protocol=protocol,
             plugin_root=plugin_root,
             pin=self.pins(raw.get("pin"), where),
+            env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
@@ -242,6 +244,16 @@ class Reader:
             self.warn(f"{where} must be a string; ignored")
             return None
         return str(value)
+
+    def names(self, value: Any, where: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.warn(f"{where} must be a list of variable names; ignored")
+            return []
+        return list(value)
 
     def pins(self, value: Any, where: str) -> list[str]:
         if value is None:

@@ -31,6 +31,11 @@ from .matching import ShellHook
 log = logging.getLogger("hermes_hooks")
 
 
+#: What a hook inherits from the host with ``hooks_env: minimal`` (besides ``LC_*``,
+#: ``CLAUDE_*`` and ``HERMES_*`` variables and the entry's ``env_passthrough``).
+MINIMAL_ENV = frozenset("PATH HOME USER LOGNAME SHELL LANG TERM TMPDIR TZ".split())
+
+
 @dataclass
 class Run:
     """One hook at one firing: whether it ran, what the process did, what its answer means."""
@@ -96,10 +101,20 @@ def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> 
 class Runner:
     """Runs shell hooks for one home: environment, consent at firing time, processes, answers."""
 
-    def __init__(self, home: Path, approvals: Approvals, *, cap: int = process.OUTPUT_CAP) -> None:
+    def __init__(
+        self,
+        home: Path,
+        approvals: Approvals,
+        *,
+        cap: int = process.OUTPUT_CAP,
+        minimal: bool = False,
+    ) -> None:
         self.home = home
         self.approvals = approvals
         self.cap = cap
+        #: ``hooks_env: minimal``: hooks get only :data:`MINIMAL_ENV` of the host's variables
+        #: (plus each entry's ``env_passthrough`` and ``env``), not the whole environment.
+        self.minimal = minimal
 
     # -------------------------------------------------------------- recording
 
@@ -126,7 +141,7 @@ class Runner:
         base: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         """The environment of ``hook`` at one firing."""
-        env = dict(base if base is not None else os.environ)
+        env = self._inherited(hook, base if base is not None else os.environ)
         env["HERMES_HOOK_EVENT"] = info.name
         env["HERMES_HOME"] = str(self.home)
         session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
@@ -146,7 +161,7 @@ class Runner:
     def static_env(self, hook: ShellHook) -> dict[str, str]:
         """The environment a hook gets, without the per-firing variables (for consent checks
         outside a firing: listing, approving)."""
-        env = dict(os.environ)
+        env = self._inherited(hook, os.environ)
         env["HERMES_HOME"] = str(self.home)
         if hook.protocol == wire.CLAUDE:
             env.setdefault("CLAUDE_PROJECT_DIR", resolve.current_dir())
@@ -154,6 +169,16 @@ class Runner:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env.update(hook.env)
         return env
+
+    def _inherited(self, hook: ShellHook, base: Mapping[str, str]) -> dict[str, str]:
+        if not self.minimal:
+            return dict(base)  # Hermes-compatible: the whole host environment
+        keep = set(hook.env_passthrough)
+        return {
+            k: v
+            for k, v in base.items()
+            if k in MINIMAL_ENV or k in keep or k.startswith(("LC_", "CLAUDE_", "HERMES_"))
+        }
 
     def env_file(self, session_id: str, *, create: bool = False) -> Path:
         """The ``CLAUDE_ENV_FILE`` this adapter gives a session's hooks."""

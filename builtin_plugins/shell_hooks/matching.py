@@ -47,6 +47,8 @@ class ShellHook:
     #: Extra files (or directories) the approval pins: what the hook loads that its command
     #: does not name.
     pin: list[str] = field(default_factory=list)
+    #: Host variables passed through with ``hooks_env: minimal``.
+    env_passthrough: list[str] = field(default_factory=list)
     #: The host argument the matcher tests (``None``: the matcher is ignored).
     match_field: str | None = None
     #: The matched value is a host tool name, also tried under its Claude Code name.
@@ -136,12 +138,14 @@ class ShellHook:
         """A hash of what else the approval covers besides command, event and matcher: the
         protocol (a shell runs a Claude Code command), the entry's env (``PYTHONPATH``,
         ``BASH_ENV`` change what runs), its working dir and its ``pin:`` list."""
-        bound = {
+        bound: dict[str, Any] = {
             "protocol": self.protocol,
             "env": sorted(self.env.items()),
             "working_dir": self.working_dir,
             "pin": list(self.pin),
         }
+        if self.env_passthrough:
+            bound["env_passthrough"] = sorted(self.env_passthrough)
         text = json.dumps(bound, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 

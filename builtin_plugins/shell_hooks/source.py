@@ -63,6 +63,7 @@ class ShellHooks(SourceBase):
             self.home,
             self.approvals,
             cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
+            minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True

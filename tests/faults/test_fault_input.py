@@ -105,3 +105,42 @@ def test_consent_question_shows_escape_sequences_escaped(home: Path) -> None:
     text = source.question(source.all_hooks[0])
     assert "\x1b" not in text and "\u202e" not in text
     assert "\\x1b[2K" in text and "\\u202e" in text
+
+
+def _env_seen(home: Path, monkeypatch: pytest.MonkeyPatch, **config: Any) -> dict[str, str]:
+    monkeypatch.setenv("HOST_SECRET", "s3cret")
+    monkeypatch.setenv("WANTED", "yes")
+    out = home / "env.json"
+    entry = {
+        "command": f"{script('echo_payload.sh')}",
+        "env": {"OUT": str(out)},
+        "env_passthrough": ["WANTED"],
+    }
+    hooks = load(home, {"pre_tool_call": [entry]}, **config)
+    source = shell_plugin(hooks)
+    return source.runner.static_env(source.all_hooks[0])
+
+
+def test_minimal_hook_environment_passes_only_what_is_listed(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = _env_seen(home, monkeypatch, hooks_env="minimal")
+    assert "HOST_SECRET" not in env
+    assert env["WANTED"] == "yes" and "PATH" in env and env["OUT"]
+
+
+def test_default_hook_environment_is_the_hosts(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = _env_seen(home, monkeypatch)
+    assert env["HOST_SECRET"] == "s3cret"
+
+
+def test_minimal_environment_reaches_the_process(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOST_SECRET", "s3cret")
+    out = tmp_path / "env.txt"
+    entry = {"command": f"sh -c 'env > {out}'"}
+    hooks = load(home, {"pre_tool_call": [entry]}, hooks_env="minimal")
+    hooks.pre_tool_call(tool_name="t", args={})
+    seen = out.read_text()
+    assert "HOST_SECRET" not in seen and "HERMES_HOOK_EVENT=pre_tool_call" in seen
