@@ -246,6 +246,14 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     if cand.manifest_error:
         _fail(hooks, cand, cand.manifest_error)
         return None
+    if ":" in cand.name:
+        _fail(
+            hooks,
+            cand,
+            f"the name {cand.name!r} is reserved: names with ':' belong to built-in "
+            "('builtin:...') and gateway ('gateway:...') hooks; give it another `name:`",
+        )
+        return None
     if cand.source == "directory" and cand.path:
         from .trust import untrusted_tree
 

@@ -39,3 +39,20 @@ def test_custom_base_exception_from_a_plugin_fails_only_that_plugin(
     assert rows["aaa_odd"]["status"] == "failed"
     assert "Odd" in rows["aaa_odd"]["error"]
     assert hooks.pre_tool_call(tool_name="t", args={}).message == "fine"
+
+
+@pytest.mark.parametrize("name", ["builtin:shell_hooks", "gateway:guard"])
+def test_plugin_named_like_a_builtin_is_refused_and_load_goes_on(
+    home: Path, plugin_dir: Callable[..., Path], name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    plugin_dir("impostor", "def register(ctx):\n    pass\n", manifest=f"name: '{name}'\n")
+    guard = home / "hooks" / "guard"
+    guard.mkdir(parents=True)
+    (guard / "HOOK.yaml").write_text("events: [agent:start]\n")
+    (guard / "handler.py").write_text("def handle(e, c):\n    pass\n")
+    (home / "config.yaml").write_text("hooks:\n  pre_tool_call:\n    - command: 'true'\n")
+    hooks = hermes_hooks.load(home, entry_points=False, accept_hooks=True)
+    assert "is reserved" in caplog.text
+    rows = {r["name"]: r for r in hooks.rows()}
+    assert rows["gateway:guard"]["source"] == "gateway"
+    assert any(r["source"] == "shell" for r in hooks.rows())
