@@ -26,14 +26,10 @@ from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
 from .approvals import Approvals
+from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
 
 log = logging.getLogger("hermes_hooks")
-
-
-#: What a hook inherits from the host with ``hooks_env: minimal`` (besides ``LC_*``,
-#: ``CLAUDE_*`` and ``HERMES_*`` variables and the entry's ``env_passthrough``).
-MINIMAL_ENV = frozenset("PATH HOME USER LOGNAME SHELL LANG TERM TMPDIR TZ".split())
 
 
 @dataclass
@@ -364,19 +360,6 @@ class Runner:
         return None
 
 
-def bad_environment(env: Mapping[str, str]) -> str | None:
-    """Why the OS would refuse ``env`` (naming the variable), or ``None``."""
-    for name, value in env.items():
-        if not name or "=" in name or "\0" in name:
-            return (
-                f"env: {name!r} is not a valid variable name (it must be non-empty, without '=' "
-                "or NUL); fix the hook's env: in its config"
-            )
-        if "\0" in value:
-            return f"env: the value of {name} contains a NUL byte, which no process can receive"
-    return None
-
-
 def _file_problem(
     token: str, cwd: str | None, mode: int, denied: str, *, prefix: str = ""
 ) -> str | None:
@@ -387,28 +370,3 @@ def _file_problem(
     if not os.access(path, mode):
         return f"{prefix}{token} {denied}"
     return None
-
-
-def parse_env_file(path: Path) -> dict[str, str]:
-    """``export NAME=value`` / ``NAME=value`` lines of a ``CLAUDE_ENV_FILE``, shell quoting
-    removed and ``$VAR`` expanded with the environment and the earlier lines."""
-    out: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("export "):
-            line = line[len("export ") :].strip()
-        name, sep, value = line.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", name):
-            continue
-        try:
-            words = shlex.split(value, comments=True)
-        except ValueError:
-            words = [value]
-        out[name] = consent.expand(" ".join(words), {**os.environ, **out})
-    return out

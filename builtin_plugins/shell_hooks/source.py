@@ -23,7 +23,8 @@ from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
-from .execution import Recorder, Run, Runner, combine, parse_env_file
+from .environment import parse_env_file
+from .execution import Recorder, Run, Runner, combine
 from .matching import ShellHook
 
 if TYPE_CHECKING:

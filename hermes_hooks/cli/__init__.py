@@ -180,14 +180,32 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hooks"]:
         args = args[1:]
-    run(args)
+    if argv is not None:
+        run(args)
+        return
+    _as_script(args)
+
+
+def _as_script(args: list[str]) -> None:
+    """Run as the console script: never hang at exit on a plugin's non-daemon thread."""
+    from .streams import exit_despite_threads
+
+    try:
+        run(args)
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    exit_despite_threads(code)
 
 
 def hermes_main(argv: list[str] | None = None) -> None:
     """``hermes ...``: ours for ``hooks`` and ``--version``; everything else goes to hermes-agent."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hooks"]:
-        run(args[1:])
+        if argv is None:
+            _as_script(args[1:])  # exits
+        else:
+            run(args[1:])
         return
     if args[:1] in (["--version"], ["-V"]):
         from .. import __version__

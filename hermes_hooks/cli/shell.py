@@ -211,7 +211,12 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpi
         from ..builtin_plugins.shell_hooks import tty_prompt
 
         chosen = [h for h in pending if tty_prompt(source.question(h))]
-    done = source.approve(chosen, unpinned=unpinned)
+    try:
+        done = source.approve(chosen, unpinned=unpinned)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot write the allowlist {source.allowlist.path}: {exc.strerror or exc}"
+        ) from exc
     for hook in chosen:
         if hook not in done:
             click.echo(f"not approved {hook.event}: {hook.command}: "
