@@ -7,6 +7,7 @@ something else. :func:`shown` writes every such character as a Python-style esca
 
 from __future__ import annotations
 
+import logging
 import re
 
 # C0 controls (but tab), DEL, C1 controls, and the Unicode bidi embeddings/overrides/isolates.
@@ -22,3 +23,23 @@ def _escape(match: re.Match[str]) -> str:
 def shown(text: object) -> str:
     """``text`` as one line safe to print on a terminal (every hidden character escaped)."""
     return _HIDDEN.sub(_escape, str(text))
+
+
+def shown_lines(text: object) -> str:
+    """:func:`shown` for text of several lines (the line breaks kept)."""
+    return "\n".join(shown(line) for line in str(text).split("\n"))
+
+
+def echo(text: object = "", *, err: bool = False) -> None:
+    """``click.echo`` of ``text`` with every hidden character escaped (line breaks kept)."""
+    import click
+
+    click.echo(shown_lines(text), err=err)
+
+
+class ShownFormatter(logging.Formatter):
+    """A log formatter that shows every hidden character of a message escaped (line breaks
+    kept)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return shown_lines(super().format(record))

@@ -133,11 +133,16 @@ def hooks_group(
 def _logging(verbose: bool = False) -> None:
     import logging
 
+    from ..terminal import ShownFormatter
+
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="hermes-hooks: %(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    for handler in logging.getLogger().handlers:
+        if not isinstance(handler.formatter, ShownFormatter):
+            handler.setFormatter(ShownFormatter("hermes-hooks: %(levelname)s: %(message)s"))
 
 
 # ---------------------------------------------------------------------- entry points

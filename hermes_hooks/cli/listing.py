@@ -86,6 +86,9 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
                 detail,
             ]
         )
+    from ..terminal import shown
+
+    table = [[shown(cell) for cell in row] for row in table]  # a name must not repaint the screen
     print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..terminal import echo
 from . import State, _logging
 
 if TYPE_CHECKING:
@@ -127,39 +128,39 @@ def test_cmd(
         return
     others = [r for r in hooks.rows(event=name) if r.get("source") != "shell"]
     if others:
-        click.echo(f"Other hooks of {name}, in call order: "
+        echo(f"Other hooks of {name}, in call order: "
                    + ", ".join(f"{r['name']} ({r['source']})" for r in others))  # fmt: skip
     if not runs:
         if source is None:
             _no_hooks(hooks)
         else:
-            click.echo(
+            echo(
                 f"No shell hook matches {name}" + (f" for tool {for_tool!r}." if for_tool else ".")
             )
         if others:
-            click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
+            echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
         return
-    click.echo(f"Firing {len(runs)} shell hook(s) for {name}:")
+    echo(f"Firing {len(runs)} shell hook(s) for {name}:")
     for run in runs:
         r = run.report()
-        click.echo(f"\n- {r['name']}  [{r['status']}]")
+        echo(f"\n- {r['name']}  [{r['status']}]")
         if r["name"] != r["command"]:
-            click.echo(f"  command: {r['command']}")
+            echo(f"  command: {r['command']}")
         if not run.ran:
-            click.echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
+            echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
                        f"{shlex.quote(run.hook.command)}`, or pass --force)")  # fmt: skip
             continue
-        click.echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
-        click.echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
+        echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
+        echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
         for key in ("stdout", "stderr"):
             text = r[key].rstrip("\n")
-            click.echo(f"  {key}: {text if text else '(empty)'}")
-        click.echo(f"  answer: {json.dumps(r['answer'], default=str)}")
+            echo(f"  {key}: {text if text else '(empty)'}")
+        echo(f"  answer: {json.dumps(r['answer'], default=str)}")
         if r["failure"]:
-            click.echo(f"  failure: {r['failure']}")
+            echo(f"  failure: {r['failure']}")
         if r["warning"]:
-            click.echo(f"  warning: {r['warning']}")
-    click.echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
+            echo(f"  warning: {r['warning']}")
+    echo(f"\nCombined result: {json.dumps(plain(result), default=str)}")
 
 
 # ---------------------------------------------------------------------- approve / revoke
@@ -192,16 +193,14 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpi
         known = {h.command for h in configured}
         missing = [c for c in commands if c not in known]
         if missing:
-            click.echo(
-                f"Not a configured shell hook command: {', '.join(map(repr, missing))}", err=True
-            )
-            click.echo("Configured: " + "; ".join(sorted(known)), err=True)
+            echo(f"Not a configured shell hook command: {', '.join(map(repr, missing))}", err=True)
+            echo("Configured: " + "; ".join(sorted(known)), err=True)
             sys.exit(1)
         chosen = [h for h in configured if h.command in commands]
     else:
         pending = [h for h in configured if source.consent(h).status != "active"]
         if not pending:
-            click.echo("Every configured shell hook is approved.")
+            echo("Every configured shell hook is approved.")
             return
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             raise click.UsageError(
@@ -219,14 +218,14 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpi
         ) from exc
     for hook in chosen:
         if hook not in done:
-            click.echo(f"not approved {hook.event}: {hook.command}: "
+            echo(f"not approved {hook.event}: {hook.command}: "
                        f"{source.consent(hook).unpinned}; add --unpinned to approve it anyway",
                        err=True)  # fmt: skip
     for hook in done:
         state_now = source.consent(hook)
-        click.echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
+        echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
                    + (f" (sha256 {state_now.digest[:12]}…)" if state_now.digest else ""))  # fmt: skip
-    click.echo(f"{len(done)} approval(s) written to {source.allowlist.path}")
+    echo(f"{len(done)} approval(s) written to {source.allowlist.path}")
 
 
 @click.command("revoke")
@@ -238,7 +237,7 @@ def revoke_cmd(state: State, command: str) -> None:
     from ..builtin_plugins.shell_hooks import revoke
 
     removed = revoke(state.load(builtins=False).home, command)
-    click.echo(f"Revoked {removed} approval(s) of {command!r}.")
+    echo(f"Revoked {removed} approval(s) of {command!r}.")
 
 
 # ---------------------------------------------------------------------- doctor
@@ -286,17 +285,17 @@ def doctor_cmd(state: State) -> None:
                 lines.append((True, f"synthetic payload answered {shown[:100]} in {ms}"))
         ok = all(flag for flag, _ in lines)
         bad += not ok
-        click.echo(
+        echo(
             f"{'ok ' if ok else 'BAD'}  {hook.event}: {hook.name}"
             + (f" [{hook.matcher}]" if hook.matcher else "")
         )
         for flag, text in lines:
-            click.echo(f"     {'✓' if flag else '✗'} {text}")
+            echo(f"     {'✓' if flag else '✗'} {text}")
     for problem in problems:
-        click.echo(f"BAD  config: {problem}")
+        echo(f"BAD  config: {problem}")
     total = len(source.all_hooks) if source else 0
     wrong = bad + len(problems)
-    click.echo(f"\n{total} shell hook(s) checked: {total - bad} ok, {bad} with problems"
+    echo(f"\n{total} shell hook(s) checked: {total - bad} ok, {bad} with problems"
                + (f"; {len(problems)} config problem(s)" if problems else "") + ".")  # fmt: skip
     if wrong:
         sys.exit(1)

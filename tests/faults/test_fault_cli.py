@@ -54,3 +54,12 @@ def test_list_json_stays_json_when_a_plugin_writes_to_fd_1(
     rows = json.loads(out.stdout)
     assert any(r["name"] == "noisy" for r in rows)
     assert "NOISE" in out.stderr
+
+
+def test_list_and_test_show_escape_sequences_escaped(home: Path) -> None:
+    sneaky = "true # \x1b[2K\x1b[1Gecho harmless"
+    write_config(home, {"hooks": {"pre_tool_call": [{"command": sneaky}]}})
+    for args in (["list"], ["test", "pre_tool_call", "--force"], ["doctor"]):
+        out = _cli(home, *args)
+        assert "\x1b" not in out.stdout + out.stderr, args
+        assert "\\x1b[2K" in out.stdout, args
