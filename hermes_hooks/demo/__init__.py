@@ -16,6 +16,8 @@ from typing import Any
 
 import click
 
+from ..terminal import echo
+
 DEMO_HOME = Path(__file__).parent / "home"
 
 
@@ -90,19 +92,19 @@ def _short(text: str, width: int) -> str:
 def demo_cmd() -> None:
     """Run a short agent session against the bundled example home and show what the hooks did."""
     run = run_demo()
-    click.echo(f"Loaded {len(run.rows)} hook(s) from the demo home, in call order:")
+    echo(f"Loaded {len(run.rows)} hook(s) from the demo home, in call order:")
     for row in run.rows:
         name = _short(str(row["name"]), 48)
-        click.echo(f"  {row['event']:<22} {name:<48} {row['source']:<10} {row['status']}")
-    click.echo("\nAgent session:")
+        echo(f"  {row['event']:<22} {name:<48} {row['source']:<10} {row['status']}")
+    echo("\nAgent session:")
     for event, kwargs, result in run.session:
         what = kwargs.get("args", {}).get("command") or kwargs.get("user_message", "")
-        click.echo(f"  {event}{f'  ({what})' if what else ''}")
-        click.echo(f"    -> {_show(result)}")
-    click.echo("\nGateway:")
+        echo(f"  {event}{f'  ({what})' if what else ''}")
+        echo(f"    -> {_show(result)}")
+    echo("\nGateway:")
     for event_type, context, result in run.gateway:
-        click.echo(f"  {event_type} from user {context['user_id']}")
-        click.echo(f"    -> {_show(result)}")
-    click.echo(f"\naudit.log, written by the post_tool_call shell hook ({len(run.audit)} line(s)):")
+        echo(f"  {event_type} from user {context['user_id']}")
+        echo(f"    -> {_show(result)}")
+    echo(f"\naudit.log, written by the post_tool_call shell hook ({len(run.audit)} line(s)):")
     for line in run.audit:
-        click.echo(f"  {line}")
+        echo(f"  {line}")
