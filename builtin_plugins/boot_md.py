@@ -74,6 +74,12 @@ class BootMd(SourceBase):
         if event_type != "gateway:startup" or self.started:
             return None
         self.started = True
+        from hermes_hooks.trust import untrusted
+
+        distrust = untrusted(self.path) if self.path.exists() else None
+        if distrust is not None:
+            log.warning("BOOT.md: not run: refused: %s", distrust)
+            return None
         try:
             text = self.path.read_text(encoding="utf-8")
         except OSError as exc:

@@ -21,12 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue
+from hermes_hooks.faults import escapes
 from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
 from hermes_hooks.trace import summarise
-from hermes_hooks.trust import untrusted
+from hermes_hooks.trust import untrusted_tree
+from hermes_hooks.watchdog import within
 
 from .gateway_manifest import HookSpec, matches, read_spec
 
@@ -60,6 +62,11 @@ class NoHandle(ImportError):
 # ---------------------------------------------------------------------- one hook
 
 
+#: How many handler threads of one hook may run at once (the ones abandoned at their timeout
+#: included); past it, a call fails at once instead of starting another.
+MAX_THREADS = 4
+
+
 class GatewayHook(SourceBase):
     """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
 
@@ -71,6 +78,9 @@ class GatewayHook(SourceBase):
         self.plugin_name = f"gateway:{spec.name}"
         self._patterns = tuple(spec.events)
         self._hooks = hooks  # for its tracer: a hook source reports its own runs
+        # A stuck sync handler is abandoned at its timeout, its thread left running: at most
+        # MAX_THREADS of them per hook, so a flood of events cannot pile up threads.
+        self._slots = threading.BoundedSemaphore(MAX_THREADS)
 
     def wants(self, event_type: str) -> bool:
         """True when one of the hook's ``events:`` matches ``event_type``."""
@@ -119,14 +129,27 @@ class GatewayHook(SourceBase):
             if inspect.iscoroutinefunction(self.handle):
                 work = self.handle(event_type, context)
             else:
-                work = _in_thread(self.handle, event_type, context, name=self.plugin_name)
-            value = await asyncio.wait_for(_guarded(work), self.spec.timeout)
+                if not self._slots.acquire(blocking=False):
+                    raise GatewayHookError(
+                        f"{event_type}: not run: {MAX_THREADS} earlier calls of {where} are still "
+                        "running past their timeout"
+                    )
+                work = _in_thread(
+                    self.handle,
+                    event_type,
+                    context,
+                    name=self.plugin_name,
+                    done=self._slots.release,
+                )
+            value = await within(_guarded(work), self.spec.timeout)
         except asyncio.TimeoutError:
             raise GatewayHookError(
                 f"{event_type}: timed out after {self.spec.timeout:g}s ({where}; "
                 "raise `timeout:` in HOOK.yaml if it needs longer)"
             ) from None
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             cause = exc.original if isinstance(exc, _Escaped) else exc
             raise GatewayHookError(
                 f"{event_type}: {type(cause).__name__}: {cause} ({where})"
@@ -175,7 +198,9 @@ async def _guarded(work: Any) -> Any:
     return value
 
 
-async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
+async def _in_thread(
+    fn: Callable[..., Any], *args: Any, name: str, done: Callable[[], Any] | None = None
+) -> Any:
     """Run ``fn`` in a daemon thread of its own and await its result.
 
     Not ``asyncio.to_thread``: a handler that never returns would hold a worker of the shared
@@ -200,6 +225,9 @@ async def _in_thread(fn: Callable[..., Any], *args: Any, name: str) -> Any:
         except BaseException as exc:  # handed to the awaiting coroutine
             value = exc if isinstance(exc, Exception) else _Escaped(exc)
             ok = False
+        finally:
+            if done is not None:
+                done()
         try:
             loop.call_soon_threadsafe(deliver, ok, value)
         except RuntimeError:
@@ -281,7 +309,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         if refusal is not None:
             _fail(hooks, plugin_name, directory, refusal, status="disabled")
             continue
-        distrust = untrusted(directory) or untrusted(directory / "handler.py")
+        distrust = untrusted_tree(directory, (".py", ".yaml", ".yml"))
         if distrust is not None:
             _fail(hooks, plugin_name, directory, f"refused: {distrust}")
             continue
@@ -290,7 +318,9 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         except NoHandle as exc:
             _fail(hooks, plugin_name, directory, str(exc))
             continue
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             _fail(
                 hooks,
                 plugin_name,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .dispatch import Resolve, on_loop, run_sync
+from .faults import escapes
 
 log = logging.getLogger("hermes_hooks")
 
@@ -94,7 +95,9 @@ class EventBus:
                 value = cb(payload)
                 if inspect.isawaitable(value):
                     value = resolve(value)
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 self._failed(owner, name, exc)
                 continue
             if value is not None:

@@ -95,9 +95,17 @@ def load_config(
         candidates = [Path(config).expanduser()]
     else:
         candidates = [home / name for name in CONFIG_NAMES]
+    from .trust import untrusted
+
     for path in candidates:
         if not path.is_file():
             continue
+        distrust = untrusted(path)
+        if distrust is not None:
+            # Read as unreadable: nothing third-party loads and decision events block.
+            refusal = f"{path}: refused: {distrust}"
+            log.warning("%s", refusal)
+            return LoadedConfig(path=path, errors=[refusal])
         data, error = read_yaml(path)
         if error:
             # Not logged here: the lockdown this engages reports it, once (see load()).

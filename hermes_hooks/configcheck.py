@@ -25,6 +25,7 @@ TOP_LEVEL = (
     "hooks_auto_accept",
     "hooks_max_output",
     "hooks_max_stop_continues",
+    "hooks_env",
     "gateway_hooks",
     "boot_md",
     "hookspecs",

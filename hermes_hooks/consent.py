@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import re
 import shlex
@@ -24,6 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from .resolve import which
+from .trust import untrusted
+
+log = logging.getLogger("hermes_hooks")
 
 try:
     import fcntl
@@ -60,6 +64,18 @@ def mtime_iso(path: str | None) -> str | None:
     except OSError:
         return None
     return datetime.fromtimestamp(stamp, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def modified_since(path: str | None, stamp: Any) -> bool:
+    """Whether ``path`` was modified after the ISO time ``stamp`` (Hermes'
+    ``script_mtime_at_approval``); ``False`` when either is unknown."""
+    if not path or not isinstance(stamp, str):
+        return False
+    try:
+        approved = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        return os.path.getmtime(path) > approved + 1.0  # Hermes writes whole seconds at times
+    except (OSError, ValueError, OverflowError):
+        return False
 
 
 # ---------------------------------------------------------------------- which files a command runs
@@ -196,6 +212,8 @@ class Allowlist:
         self.path = path
         self._key: tuple[int, ...] | None = None
         self._entries: list[dict[str, Any]] = []
+        #: Why the file is not trusted (then none of its entries counts), or ``None``.
+        self.refused: str | None = None
 
     def entries(self) -> list[dict[str, Any]]:
         """Every approval entry (dicts only), re-read when the file changed."""
@@ -205,7 +223,15 @@ class Allowlist:
         except OSError:
             key = ()
         if key != self._key:
-            self._entries = _read(self.path)
+            distrust = untrusted(self.path) if key else None
+            if distrust is not None:
+                # A forged entry in a file others can write must not approve anything.
+                if distrust != self.refused:
+                    log.warning("allowlist refused (no approval in it counts): %s", distrust)
+                self._entries = []
+            else:
+                self._entries = _read(self.path)
+            self.refused = distrust
             self._key = key
         return self._entries
 
@@ -217,7 +243,8 @@ class Allowlist:
             if fcntl is not None:
                 fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
             try:
-                data = _read_document(self.path)
+                trusted = not self.path.exists() or untrusted(self.path) is None
+                data = _read_document(self.path) if trusted else {"approvals": []}
                 yield data
                 _write(self.path, data)
             finally:

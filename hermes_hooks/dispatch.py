@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 from .config import env_flag
+from .faults import escapes
 from .manager import HookManager, Impl, Route
 from .trace import Probe, Tracer
 from .watchdog import run_limited
@@ -35,6 +36,8 @@ log = logging.getLogger("hermes_hooks")
 
 #: Turns an awaitable into its value (raising what it raised).
 Resolve = Callable[[Any], Any]
+#: How many times a rewrite of what will run is judged again before the call is blocked.
+MAX_REJUDGE = 3
 
 
 def _is_awaitable(value: Any) -> bool:
@@ -47,10 +50,30 @@ async def _await(value: Any) -> Any:
     return await value
 
 
+class _Raised:
+    """An awaited hook's exception, carried out of ``gather`` as a value."""
+
+    __slots__ = ("exc",)
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+
+
+async def _settled(value: Any) -> Any:
+    try:
+        return await value
+    except BaseException as exc:
+        if escapes(exc):
+            raise
+        return _Raised(exc)
+
+
 async def _gather(values: Sequence[Any]) -> list[Any]:
     import asyncio
 
-    return list(await asyncio.gather(*values, return_exceptions=True))
+    # Each awaitable is settled on its own: asyncio lets SystemExit and other BaseExceptions
+    # of one task escape the whole loop.
+    return list(await asyncio.gather(*map(_settled, values)))
 
 
 def run_sync(awaitable: Any) -> Any:
@@ -181,7 +204,9 @@ class Dispatcher:
             if probe is not None:
                 probe.raw = value
             return None if value is None else self._read(route, impl, value, probe)
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             if probe is not None:
                 probe.error = f"{type(exc).__name__}: {exc}"
             return self._failed(route, impl, exc)
@@ -211,7 +236,9 @@ class Dispatcher:
                     slots.append(None)
                     continue
                 slots.append(self._read(route, impl, value))
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 slots.append(self._failed(route, impl, exc))
         if pending:
             self._settle(route, pending, slots, resolve)
@@ -227,15 +254,13 @@ class Dispatcher:
         """Await the pending answers together (gateway handlers run concurrently)."""
         outcomes = resolve(_gather([value for _, _, value in pending]))
         for (index, impl, _), outcome in zip(pending, outcomes, strict=True):
-            if isinstance(outcome, BaseException) and not isinstance(
-                outcome, (Exception, SystemExit)
-            ):
-                raise outcome  # KeyboardInterrupt and the host's cancellation go up
             try:
-                if isinstance(outcome, BaseException):
-                    raise outcome
+                if isinstance(outcome, _Raised):
+                    raise outcome.exc
                 slots[index] = None if outcome is None else self._read(route, impl, outcome)
-            except (Exception, SystemExit) as exc:
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
                 slots[index] = self._failed(route, impl, exc)
 
     def _pipeline(
@@ -279,12 +304,51 @@ class Dispatcher:
     # -------------------------------------------------------------- the driver
 
     def run(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync) -> Any:
-        """Fire ``route``'s hooks and return the combined result."""
+        """Fire ``route``'s hooks and return the combined result.
+
+        On an event whose answers may rewrite what will run (``AnswerType.rejudges``: the tool
+        call's ``args``), a result that rewrites it is not final: the hooks fire again on the
+        rewritten value, until a round rewrites nothing new, so every hook has judged what will
+        run. Past :data:`MAX_REJUDGE` rounds the call is blocked (the hooks keep rewriting)."""
+        if self.manager.monitors:
+            result = self._monitored(route, kwargs, resolve)
+        elif route.independent and self.tracer is None:
+            answers = self._independent(route, kwargs, resolve)
+            result = route.combine(answers, kwargs) if answers else route.neutral(kwargs)
+        else:
+            result = self._drive(route, kwargs, resolve)
+        answer_type = route.info.answer
+        if answer_type.rejudges is None or answer_type.rewrite_of(result, kwargs) is None:
+            return result
+        return self._rejudged(route, kwargs, resolve, result)
+
+    def _rejudged(
+        self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve, result: Any
+    ) -> Any:
+        answer_type = route.info.answer
+        name = answer_type.rejudges
+        assert name is not None
+        current = dict(kwargs)
+        for _ in range(MAX_REJUDGE):
+            rewritten = answer_type.rewrite_of(result, current)
+            if rewritten is None:
+                return answer_type.settled(result, kwargs.get(name), current[name])
+            current[name] = rewritten
+            result = self.run_once(route, current, resolve)
+        if answer_type.rewrite_of(result, current) is None:
+            return answer_type.settled(result, kwargs.get(name), current[name])
+        log.warning("%s: hooks still rewrite %r after %d rounds; blocked", route.info.name,
+                    name, MAX_REJUDGE)  # fmt: skip
+        return answer_type.blocked(
+            f"the hooks of {route.info.name} kept rewriting {name!r} ({MAX_REJUDGE} rounds): "
+            "what would run was never approved as a whole, so it is blocked",
+            None,
+        )
+
+    def run_once(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
+        """One round of :meth:`run`: fire the hooks once and combine their answers."""
         if self.manager.monitors:
             return self._monitored(route, kwargs, resolve)
-        if route.independent and self.tracer is None:
-            answers = self._independent(route, kwargs, resolve)
-            return route.combine(answers, kwargs) if answers else route.neutral(kwargs)
         return self._drive(route, kwargs, resolve)
 
     def answers(

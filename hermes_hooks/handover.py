@@ -68,9 +68,9 @@ def _ours(args: list[str], index: int, profile: str | None) -> None:
         rest = [ALIASES[rest[0]], *rest[1:]]
     if profile is not None and "--home" not in rest:
         rest = ["--home", _profile_home(profile), *rest]
-    from .cli import run
+    from .cli import run_as_script
 
-    run(rest)
+    run_as_script(rest)
 
 
 def _version() -> int:

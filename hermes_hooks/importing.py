@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import inspect
 import logging
 import sys
 import types
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from .faults import escapes
 
 log = logging.getLogger("hermes_hooks")
 
@@ -60,7 +63,9 @@ def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
     for name in names:
         try:
             modules.append(importlib.import_module(str(name)))
-        except (Exception, SystemExit) as exc:
+        except BaseException as exc:
+            if escapes(exc):
+                raise
             log.warning(
                 "%s: hookspecs module %r cannot be imported: %s",
                 where,
@@ -90,3 +95,29 @@ def describe_failure(exc: BaseException) -> str:
         if frames:
             where = f"{frames[-1].filename}:{frames[-1].lineno}"
     return f"{text} (at {where})" if where and where not in text else text
+
+
+def register_function(target: Any, *, by_entry_point: bool = False) -> Any:
+    """A plugin's Hermes-style ``register(ctx)``, or ``None``."""
+    if inspect.ismodule(target) or inspect.isclass(target):
+        fn = getattr(target, "register", None)
+        return fn if callable(fn) else None
+    if callable(target) and by_entry_point:
+        return target  # `pkg:register`: the entry point names the callable itself
+    fn = getattr(target, "register", None)
+    return fn if callable(fn) else None
+
+
+def has_hookimpls(target: Any) -> bool:
+    """Whether ``target`` holds ``@hookimpl`` functions of its own."""
+    from .markers import PROJECT
+
+    attr = f"{PROJECT}_impl"
+    for name in dir(target):
+        try:
+            value = getattr(target, name)
+        except Exception:
+            continue
+        if getattr(value, attr, None) is not None and not hasattr(value, "__hermes_callback__"):
+            return True
+    return False

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from .config import env_flag, read_yaml
 from .configcheck import check_manifest, manifest_int, manifest_seconds
-from .importing import ensure_package, import_file
+from .faults import escapes
+from .importing import ensure_package, has_hookimpls, import_file, register_function
 from .policy import Policy, required_names
 
 if TYPE_CHECKING:
@@ -263,14 +264,31 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     if cand.manifest_error:
         _fail(hooks, cand, cand.manifest_error)
         return None
+    if ":" in cand.name:
+        _fail(
+            hooks,
+            cand,
+            f"the name {cand.name!r} is reserved: names with ':' belong to built-in "
+            "('builtin:...') and gateway ('gateway:...') hooks; give it another `name:`",
+        )
+        return None
+    if cand.source == "directory" and cand.path:
+        from .trust import untrusted_tree
+
+        distrust = untrusted_tree(Path(cand.path), (".py", ".yaml", ".yml"))
+        if distrust is not None:
+            _fail(hooks, cand, f"refused: {distrust}")
+            return None
     try:
         target = _import(cand)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _fail(hooks, cand, f"import failed: {_describe(exc)}")
         return None
-    register = _register_function(cand, target)
+    register = register_function(target, by_entry_point=cand.origin == HERMES_GROUP)
     if register is None:
-        if not _has_hookimpls(target):
+        if not has_hookimpls(target):
             _fail(
                 hooks,
                 cand,
@@ -286,7 +304,9 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
             from .dispatch import run_sync
 
             run_sync(result)
-    except (Exception, SystemExit) as exc:
+    except BaseException as exc:
+        if escapes(exc):
+            raise
         _fail(hooks, cand, f"register() raised {_describe(exc)}; nothing it registered was kept")
         return None
     return ("hermes", ctx, target)
@@ -308,7 +328,7 @@ def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
         else:
             ctx, target = staged[1], staged[2]
             ctx.commit(**meta)
-            if _has_hookimpls(target) and target is not None:
+            if has_hookimpls(target) and target is not None:
                 # A module with both register(ctx) and @hookimpl functions gets both; the
                 # companion belongs to the plugin (unregistering the plugin removes it).
                 hooks.register(target, f"{cand.name}:impls", parent=cand.name, **meta)
@@ -332,30 +352,6 @@ def import_directory(path: Path, name: str) -> types.ModuleType:
     """Import a plugin directory as ``hermes_plugins.<slug>`` so relative imports work."""
     ensure_package(NAMESPACE)
     return import_file(f"{NAMESPACE}.{slug(name)}", path / "__init__.py", package_path=path)
-
-
-def _register_function(cand: Candidate, target: Any) -> Any:
-    if inspect.ismodule(target) or inspect.isclass(target):
-        fn = getattr(target, "register", None)
-        return fn if callable(fn) else None
-    if callable(target) and cand.origin == HERMES_GROUP:
-        return target  # `pkg:register`: the entry point names the callable itself
-    fn = getattr(target, "register", None)
-    return fn if callable(fn) else None
-
-
-def _has_hookimpls(target: Any) -> bool:
-    from .markers import PROJECT
-
-    attr = f"{PROJECT}_impl"
-    for name in dir(target):
-        try:
-            value = getattr(target, name)
-        except Exception:
-            continue
-        if getattr(value, attr, None) is not None and not hasattr(value, "__hermes_callback__"):
-            return True
-    return False
 
 
 def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:

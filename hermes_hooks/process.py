@@ -2,7 +2,7 @@
 
 One thread drives every process of a batch with a ``selectors`` loop: it writes each payload to
 stdin, reads stdout and stderr as they come (capped), and learns that a process exited from a
-pidfd (Linux) or, elsewhere, from a waiter thread that writes to a self-pipe. Nothing sleeps or
+pidfd (Linux) or a pipe its status arrives on (:mod:`hermes_hooks.spawn`). Nothing sleeps or
 polls, so a hook costs what its process costs. On timeout or over-cap output the whole process
 group is killed; a grandchild that escaped the group and still holds a pipe open cannot keep the
 caller waiting for more than :data:`EXIT_GRACE` after the child itself is gone.
@@ -10,30 +10,19 @@ caller waiting for more than :data:`EXIT_GRACE` after the child itself is gone.
 
 from __future__ import annotations
 
-import errno
 import os
 import selectors
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from .resolve import which
+from . import spawn
 
 #: Default cap on each of stdout and stderr, in bytes.
 OUTPUT_CAP = 1 << 20
 #: How long to keep reading a pipe after the child exited (a grandchild may hold it open).
 EXIT_GRACE = 0.1
 _CHUNK = 1 << 16
-_HAS_PIDFD = hasattr(os, "pidfd_open") and sys.platform.startswith("linux")
-# Signals the child must get back at their defaults (Python ignores SIGPIPE and SIGXFSZ).
-_RESET_SIGNALS = tuple(
-    s for s in (getattr(signal, "SIGPIPE", None), getattr(signal, "SIGXFSZ", None)) if s is not None
-)
 
 
 @dataclass
@@ -81,7 +70,8 @@ class _Proc:
     stdin_view: memoryview = field(default_factory=lambda: memoryview(b""))
     pipes: dict[int, bytearray] = field(default_factory=dict)  # fd -> buffer (stdout, stderr)
     stdout_fd: int = -1
-    exit_fd: int | None = None  # pidfd, or the read end of a waiter's pipe
+    exit_fd: int | None = None  # pidfd, or the read end of a pipe the status arrives on
+    watch: str = "pidfd"  # how the exit is learnt (see hermes_hooks.spawn)
     exited: bool = False
     exit_deadline: float = 0.0
     killed: bool = False
@@ -89,98 +79,6 @@ class _Proc:
     @property
     def done(self) -> bool:
         return self.exited and not self.pipes
-
-
-def _spawn(cmd: Command) -> tuple[int, int, int, int]:
-    """Start ``cmd`` in a new process group; return (pid, stdin_w, stdout_r, stderr_r)."""
-    if not cmd.argv:
-        raise OSError(errno.ENOENT, "empty command")
-    exe = which(cmd.argv[0], cmd.env, cmd.cwd)
-    if exe is None:
-        raise FileNotFoundError(errno.ENOENT, "command not found", cmd.argv[0])
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    try:
-        env = dict(cmd.env) if cmd.env is not None else dict(os.environ)
-        if cmd.cwd is None:
-            # posix_spawn is the cheapest way to start a process (vfork + exec, no Python code
-            # in between); it cannot change directory, so a working_dir goes through Popen.
-            pid = os.posix_spawn(
-                exe,
-                list(cmd.argv),
-                env,
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, in_r, 0),
-                    (os.POSIX_SPAWN_DUP2, out_w, 1),
-                    (os.POSIX_SPAWN_DUP2, err_w, 2),
-                ],
-                setpgroup=0,
-                setsigdef=_RESET_SIGNALS,
-                setsigmask=(),
-            )
-        else:
-            extra: dict[str, Any] = (
-                {"process_group": 0} if sys.version_info >= (3, 11) else {"preexec_fn": os.setpgrp}
-            )
-            popen = subprocess.Popen(  # noqa: S603 - argv comes from the user's own config
-                list(cmd.argv),
-                executable=exe,
-                stdin=in_r,
-                stdout=out_w,
-                stderr=err_w,
-                env=env,
-                cwd=cmd.cwd,
-                close_fds=True,
-                **extra,
-            )
-            pid = popen.pid
-            # We reap it ourselves; stop subprocess from trying to (and warning about it).
-            popen.returncode = 0
-    except BaseException:
-        for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
-            os.close(fd)
-        raise
-    for fd in (in_r, out_w, err_w):
-        os.close(fd)
-    return pid, in_w, out_r, err_r
-
-
-def _exit_watch(pid: int) -> int:
-    """An fd that becomes readable when ``pid`` exits (a pidfd, or a waiter thread's pipe)."""
-    if _HAS_PIDFD:
-        try:
-            return os.pidfd_open(pid)
-        except OSError:
-            pass
-    r, w = os.pipe()
-
-    def wait() -> None:
-        try:
-            _, status = os.waitpid(pid, 0)
-            os.write(w, status.to_bytes(4, "little", signed=True))
-        except OSError:
-            pass
-        finally:
-            os.close(w)
-
-    threading.Thread(target=wait, name=f"hermes-hooks-wait-{pid}", daemon=True).start()
-    return r
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _reap(proc: _Proc) -> None:
-    try:
-        _, status = os.waitpid(proc.pid, 0)
-    except ChildProcessError:
-        return  # already reaped elsewhere (the host ignores SIGCHLD): the status is lost
-    proc.out.returncode = os.waitstatus_to_exitcode(status)
 
 
 def run_many(commands: Sequence[Command]) -> list[Outcome]:
@@ -196,26 +94,26 @@ def run_many(commands: Sequence[Command]) -> list[Outcome]:
             procs.append(proc)
             proc.started = time.monotonic()
             try:
-                pid, in_w, out_r, err_r = _spawn(cmd)
-            except OSError as exc:
+                started = spawn.spawn(cmd.argv, _env(cmd), cmd.cwd)
+            except (OSError, ValueError, TypeError) as exc:
                 proc.out.error = _describe_spawn_error(cmd, exc)
                 proc.exited = True
                 continue
-            proc.pid = proc.out.pid = pid
+            proc.pid = proc.out.pid = started.pid
             proc.deadline = proc.started + cmd.timeout
-            proc.stdout_fd = out_r
-            proc.pipes = {out_r: bytearray(), err_r: bytearray()}
-            for fd in (in_w, out_r, err_r):
+            proc.stdout_fd = started.stdout
+            proc.pipes = {started.stdout: bytearray(), started.stderr: bytearray()}
+            proc.stdin_fd = started.stdin
+            proc.exit_fd, proc.watch = started.exit_fd, started.watch
+            for fd in (started.stdin, started.stdout, started.stderr):
                 os.set_blocking(fd, False)
-            proc.stdin_fd = in_w
             proc.stdin_view = memoryview(cmd.stdin)
             _feed(proc)
             if proc.stdin_fd is not None:
                 sel.register(proc.stdin_fd, selectors.EVENT_WRITE, (proc, "in"))
-            sel.register(out_r, selectors.EVENT_READ, (proc, "pipe"))
-            sel.register(err_r, selectors.EVENT_READ, (proc, "pipe"))
-            proc.exit_fd = _exit_watch(pid)
-            sel.register(proc.exit_fd, selectors.EVENT_READ, (proc, "exit"))
+            sel.register(started.stdout, selectors.EVENT_READ, (proc, "pipe"))
+            sel.register(started.stderr, selectors.EVENT_READ, (proc, "pipe"))
+            sel.register(started.exit_fd, selectors.EVENT_READ, (proc, "exit"))
         _loop(sel, procs)
     finally:
         for proc in procs:
@@ -229,8 +127,14 @@ def run(cmd: Command) -> Outcome:
     return run_many([cmd])[0]
 
 
-def _describe_spawn_error(cmd: Command, exc: OSError) -> str:
+def _env(cmd: Command) -> dict[str, str]:
+    return dict(cmd.env) if cmd.env is not None else dict(os.environ)
+
+
+def _describe_spawn_error(cmd: Command, exc: Exception) -> str:
     name = cmd.argv[0] if cmd.argv else ""
+    if not isinstance(exc, OSError):  # a NUL byte, a variable name with '=': the OS refuses
+        return f"cannot start {name!r}: {exc}"
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {name}"
     if isinstance(exc, PermissionError):
@@ -280,16 +184,27 @@ def _loop(sel: selectors.BaseSelector, procs: list[_Proc]) -> None:
             wake = limit if wake is None else min(wake, limit)
         if wake is None:
             return
+        registered = sel.get_map()
         for key, _ in sel.select(max(0.0, wake - now)):
+            if registered.get(key.fd) is not key:
+                continue  # closed by an earlier readiness of this batch (the process exited)
             proc, what = key.data
-            if what == "in":
-                _feed(proc)
-                if proc.stdin_fd is None:
-                    sel.unregister(key.fd)
-            elif what == "pipe":
-                _read(sel, proc, key.fd)
-            else:
-                _exited(sel, proc, key.fd)
+            try:
+                _ready(sel, proc, what, key.fd)
+            except Exception as exc:  # stays with this process: the others keep their answers
+                proc.out.error = f"lost track of the process: {type(exc).__name__}: {exc}"
+                _close(sel, proc)
+
+
+def _ready(sel: selectors.BaseSelector, proc: _Proc, what: str, fd: int) -> None:
+    if what == "in":
+        _feed(proc)
+        if proc.stdin_fd is None:
+            sel.unregister(fd)
+    elif what == "pipe":
+        _read(sel, proc, fd)
+    else:
+        _exited(sel, proc, fd)
 
 
 def _abandon(sel: selectors.BaseSelector, proc: _Proc) -> None:
@@ -303,7 +218,7 @@ def _abandon(sel: selectors.BaseSelector, proc: _Proc) -> None:
 
 def _kill(proc: _Proc, now: float) -> None:
     proc.killed = True
-    _kill_group(proc.pid)
+    spawn.kill_group(proc.pid)
     # Once killed, the child is gone within milliseconds; its pipes get a short grace.
     proc.exit_deadline = now + EXIT_GRACE * 3
 
@@ -350,16 +265,10 @@ def _drop_pipes(sel: selectors.BaseSelector, proc: _Proc) -> None:
 
 
 def _exited(sel: selectors.BaseSelector, proc: _Proc, fd: int) -> None:
-    if _HAS_PIDFD:
-        _reap(proc)
+    if proc.watch == "pidfd":
+        proc.out.returncode = spawn.reap(proc.pid)
     else:
-        try:
-            raw = os.read(fd, 4)
-        except OSError:
-            raw = b""
-        if len(raw) == 4:
-            status = int.from_bytes(raw, "little", signed=True)
-            proc.out.returncode = os.waitstatus_to_exitcode(status)
+        proc.out.returncode = spawn.read_status(fd)
     sel.unregister(fd)
     os.close(fd)
     proc.exit_fd = None
@@ -390,11 +299,8 @@ def _close(sel: selectors.BaseSelector, proc: _Proc) -> None:
     proc.pipes.clear()
     proc.stdin_fd = proc.exit_fd = None
     if proc.pid and not proc.exited:
-        _kill_group(proc.pid)
-        try:
-            os.waitpid(proc.pid, 0)
-        except ChildProcessError:
-            pass
+        spawn.kill_group(proc.pid)
+        spawn.reap(proc.pid)
         proc.exited = True
     if proc.pid and not proc.out.elapsed:
         proc.out.elapsed = time.monotonic() - proc.started

@@ -14,3 +14,11 @@ def which(argv0: str, env: Mapping[str, str] | None, cwd: str | None) -> str | N
         return path if os.path.exists(path) else None
     search = (env or os.environ).get("PATH", os.defpath)
     return shutil.which(argv0, path=search)
+
+
+def current_dir() -> str:
+    """This process's working directory (its last known path when it was deleted)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.environ.get("PWD") or "/"

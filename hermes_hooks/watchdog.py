@@ -1,8 +1,8 @@
 """Time limits for in-process hooks, and the watchdog that reports a hook stuck without one.
 
 A hook with a limit (``plugins.hook_callback_timeout`` in config, ``timeout:`` in its
-``plugin.yaml``) runs in a thread of its own (an async one under ``asyncio.wait_for``); past the
-limit the call goes on without its answer, and the hook is reported with the stack it is stuck
+``plugin.yaml``) runs in a thread of its own (an async one awaited there under :func:`within`);
+past the limit the call goes on without its answer, and the hook is reported with the stack it is stuck
 in. A hook without a limit runs inline, as fast as ever; the watchdog samples the threads' stacks
 every few seconds from a thread of its own and reports a hook still inside one call after
 ``plugins.hook_watchdog_seconds`` (30 by default), so a hang is never silent. Nothing on the
@@ -11,6 +11,7 @@ dispatch path pays for the watchdog.
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
 import threading
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 
 DEFAULT_WATCHDOG = 30.0
+_CANCEL_GRACE = 0.5
 
 
 class HookTimeout(Exception):
@@ -41,23 +43,19 @@ def _stack_of(thread: threading.Thread) -> str:
 def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], Any]) -> Any:
     """``call()`` (and await what it returns) within ``impl.timeout`` seconds, or raise
     :class:`HookTimeout` naming the hook and the stack it is stuck in."""
-    import asyncio
 
     limit = impl.timeout
     assert limit is not None
-    if impl.is_async:
-        try:
-            return resolve(asyncio.wait_for(call(), limit))
-        except (asyncio.TimeoutError, TimeoutError):
-            raise HookTimeout(f"no answer within {limit:g}s; the coroutine was cancelled") from None
     box: dict[str, Any] = {}
     done = threading.Event()
 
+    # Async hooks too run from a thread of their own: a coroutine that swallows its
+    # cancellation would otherwise hold the caller (asyncio.wait_for waits for it to finish).
     def target() -> None:
         try:
             value = call()
-            if value is not None and asyncio.iscoroutine(value):
-                value = resolve(value)
+            if value is not None and inspect.isawaitable(value):
+                value = resolve(within(value, limit))
             box["value"] = value
         except BaseException as exc:  # handed to the dispatching thread
             box["error"] = exc
@@ -66,7 +64,9 @@ def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], An
 
     worker = threading.Thread(target=target, name=f"hermes-hook:{impl.name}", daemon=True)
     worker.start()
-    if not done.wait(limit):
+    # An async hook is cancelled by within() at the limit; the grace lets that cancellation
+    # land before the call moves on (a coroutine that swallows it is still not waited for).
+    if not done.wait(limit + (_CANCEL_GRACE if impl.is_async else 0.0)):
         raise HookTimeout(
             f"no answer within {limit:g}s; the call was abandoned (its thread keeps running). "
             f"It is stuck in:\n{_stack_of(worker)}"
@@ -74,6 +74,24 @@ def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], An
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+async def within(awaitable: Any, limit: float) -> Any:
+    """Await ``awaitable`` for at most ``limit`` seconds, then cancel it and raise
+    :class:`asyncio.TimeoutError` *without* waiting for it to finish (``asyncio.wait_for`` waits,
+    so a coroutine that swallows ``CancelledError`` would hold the caller)."""
+    import asyncio
+
+    task = asyncio.ensure_future(awaitable)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=limit)
+    except BaseException:
+        task.cancel()  # the caller itself was cancelled: so is the hook
+        raise
+    if not done:
+        task.cancel()
+        raise asyncio.TimeoutError(f"no answer within {limit:g}s")
+    return task.result()
 
 
 class _Patrol:

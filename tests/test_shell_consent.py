@@ -145,7 +145,7 @@ def test_hermes_written_entry_is_honoured_and_pinned_with_a_notice(
     guard = _guard(tmp_path)
     home.mkdir(parents=True, exist_ok=True)
     hermes_entry = {"event": "pre_tool_call", "command": str(guard), "approved_at": "2026-01-01T00:00:00Z",
-                    "script_mtime_at_approval": "2026-01-01T00:00:00Z"}  # fmt: skip
+                    "script_mtime_at_approval": consent.mtime_iso(str(guard))}  # fmt: skip
     (home / consent.FILENAME).write_text(
         json.dumps({"approvals": [hermes_entry]}, indent=2, sort_keys=True)
     )

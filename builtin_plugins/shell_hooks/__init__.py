@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 
 from .approvals import Ask, Consent, question, revoke, tty_prompt
 from .config import load_entries, read_settings_file
-from .execution import Recorder, Run, combine, parse_env_file, plain
+from .environment import parse_env_file
+from .execution import Recorder, Run, combine, plain
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
 from .source import ShellHooks
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks import consent
+from hermes_hooks.terminal import shown
 
 from .matching import ShellHook
 
@@ -30,11 +31,13 @@ Ask = Callable[[str], bool]
 class Consent:
     """Whether one hook may run now, and what its approval pins."""
 
-    status: str  # active / unapproved / changed
+    status: str  # active / unapproved / changed / unpinned
     detail: str | None
     entry: Mapping[str, Any] | None
     digest: str | None
     scripts: tuple[str, ...]
+    #: Why the script that runs cannot be identified (``None``: it is pinned).
+    unpinned: str | None = None
 
 
 _prompt_lock = threading.Lock()
@@ -84,13 +87,16 @@ def interactive() -> bool:
 
 
 def question(hook: ShellHook, state: Consent) -> str:
-    """The question that asks a person to approve ``hook``."""
-    scripts = ", ".join(state.scripts) or "(none: the command itself is pinned)"
+    """The question that asks a person to approve ``hook`` (every field shown escaped: a
+    command must not repaint itself as something else)."""
+    scripts = ", ".join(shown(s) for s in state.scripts) or "(none)"
+    if state.unpinned:
+        scripts += "\n  UNPINNED: " + shown(state.unpinned)
     text = Question(
         "\nA shell hook wants to run with your user's rights:\n"
-        f"  event:   {hook.event}\n  command: {hook.command}\n"
-        f"  matcher: {hook.matcher or '(every call)'}\n  script:  {scripts}\n"
-        f"  sha256:  {state.digest or '-'}\n  from:    {hook.where}\n"
+        f"  event:   {shown(hook.event)}\n  command: {shown(hook.command)}\n"
+        f"  matcher: {shown(hook.matcher or '(every call)')}\n  script:  {scripts}\n"
+        f"  sha256:  {state.digest or '-'}\n  from:    {shown(hook.where)}\n"
         + ("Allow it? [y/N] (s: show the script) " if state.scripts else "Allow it? [y/N] ")
     )
     text.scripts = tuple(state.scripts)
@@ -126,7 +132,8 @@ class Approvals:
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
         """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
         env = env if env is not None else self._static_env(hook)
-        scripts = tuple(hook.scripts(env))
+        pins = hook.pins(env)
+        scripts = pins.files
         digest = consent.digest_of(scripts)
         candidates = [
             e
@@ -134,7 +141,8 @@ class Approvals:
             if e.get("command") == hook.command and self._event_of(e.get("event")) == hook.event
         ]
         if not candidates:
-            return Consent("unapproved", "not approved yet", None, digest, scripts)
+            why = "not approved yet" + (f" (unpinned: {pins.unpinned})" if pins.unpinned else "")
+            return Consent("unapproved", why, None, digest, scripts, pins.unpinned)
         entry = _pick(candidates, hook.matcher)
         if entry is None:
             approved = [e.get("matcher") for e in candidates]
@@ -146,14 +154,30 @@ class Approvals:
                 digest,
                 scripts,
             )
+        if entry.get("binding") not in (None, hook.binding):
+            detail = (
+                "its protocol, env, working_dir or pin changed since approval; approve it again"
+            )
+            return Consent("changed", detail, entry, digest, scripts, pins.unpinned)
+        if pins.unpinned and entry.get("unpinned") is not True:
+            detail = (f"{pins.unpinned}; it runs only with an explicit approval: "
+                      f"`hermes hooks approve --unpinned {shlex.quote(hook.command)}`")  # fmt: skip
+            return Consent("unpinned", detail, entry, digest, scripts, pins.unpinned)
         if "sha256" in entry and entry.get("sha256") != digest:
             what = ", ".join(scripts) or "the script"
             if digest is None and entry.get("sha256"):
                 detail = f"{what} is missing since approval"
             else:
                 detail = f"{what} changed since approval; review it and approve it again"
-            return Consent("changed", detail, entry, digest, scripts)
-        return Consent("active", None, entry, digest, scripts)
+            return Consent("changed", detail, entry, digest, scripts, pins.unpinned)
+        if "sha256" not in entry and consent.modified_since(
+            pins.script, entry.get("script_mtime_at_approval")
+        ):
+            detail = (f"{pins.script} was modified after Hermes approved it "
+                      f"(script_mtime_at_approval {entry.get('script_mtime_at_approval')}); "
+                      "review it and approve it again")  # fmt: skip
+            return Consent("changed", detail, entry, digest, scripts, pins.unpinned)
+        return Consent("active", None, entry, digest, scripts, pins.unpinned)
 
     def permit(self, hook: ShellHook, env: Mapping[str, str]) -> Consent:
         """Consent at firing time: pins approvals Hermes wrote, asks on a terminal (once per
@@ -162,10 +186,10 @@ class Approvals:
         if state.status == "active":
             entry = state.entry
             assert entry is not None
-            if "sha256" not in entry or "matcher" not in entry:
+            if "sha256" not in entry or "matcher" not in entry or "binding" not in entry:
                 self._pin(hook, state)
             return state
-        if state.status == "changed":
+        if state.status in ("changed", "unpinned"):
             self.warn_once(("changed", hook.key), f"shell hook {hook.name!r} ({hook.where}) not run: "
                            f"{state.detail}: `hermes hooks approve {shlex.quote(hook.command)}`")  # fmt: skip
             return state
@@ -186,6 +210,7 @@ class Approvals:
         entry = dict(state.entry or {})
         entry.setdefault("matcher", hook.matcher)
         entry["sha256"] = state.digest
+        entry["binding"] = hook.binding
         self.allowlist.approve([entry])
         log.warning(
             "shell hook %r: approval written by Hermes now pinned to %s (sha256 %s)",
@@ -194,16 +219,22 @@ class Approvals:
             state.digest or "-",
         )
 
-    def approve(self, hooks: Iterable[ShellHook]) -> list[ShellHook]:
-        """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
+    def approve(self, hooks: Iterable[ShellHook], *, unpinned: bool = False) -> list[ShellHook]:
+        """Record approvals of ``hooks`` (pinning each script's current hash); return the ones
+        approved. A hook whose script cannot be identified is approved only with
+        ``unpinned``."""
         records = []
         done = []
         for hook in hooks:
             state = self.consent(hook)
+            if state.unpinned and not unpinned:
+                continue
             script = state.scripts[0] if state.scripts else None
-            records.append(
-                consent.record(hook.event, hook.command, hook.matcher, state.digest, script)
-            )
+            rec = consent.record(hook.event, hook.command, hook.matcher, state.digest, script)
+            rec["binding"] = hook.binding
+            if state.unpinned:
+                rec["unpinned"] = True
+            records.append(rec)
             done.append(hook)
         if records:
             self.allowlist.approve(records)
@@ -220,7 +251,7 @@ class Approvals:
                 if state.status == "changed":
                     log.warning("shell hook %r: %s; re-approved because hooks are auto-accepted",
                                 hook.name, state.detail)  # fmt: skip
-            self.approve(pending)
+            self.approve(pending, unpinned=True)
             return
         if self.ask is not None:
             return  # asked on a terminal the first time each one would run

@@ -38,6 +38,8 @@ ENTRY_KEYS = (
     "protocol",
     "required",
     "canary",
+    "pin",
+    "env_passthrough",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
@@ -174,6 +176,8 @@ class Reader:
             name=self.text(raw.get("name"), f"{where}: name") or command,
             protocol=protocol,
             plugin_root=plugin_root,
+            pin=self.pins(raw.get("pin"), where),
+            env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
@@ -260,6 +264,26 @@ class Reader:
             return None
         return str(value)
 
+    def names(self, value: Any, where: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.warn(f"{where} must be a list of variable names; ignored")
+            return []
+        return list(value)
+
+    def pins(self, value: Any, where: str) -> list[str]:
+        if value is None:
+            return []
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            self.warn(f"{where}: pin must be a list of file or directory paths; ignored")
+            return []
+        return list(value)
+
     def env(self, value: Any, where: str) -> dict[str, str]:
         if value is None:
             return {}
@@ -274,10 +298,24 @@ def read_settings_file(path: Path, reader: Reader) -> None:
     """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
     import json
 
+    from hermes_hooks.trust import untrusted
+
+    distrust = untrusted(path) if path.exists() else None
+    if distrust is not None:
+        reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
+        return
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         reader.warn(f"{path}: cannot read: {exc.strerror or exc}; no shell hook was loaded from it")
+        return
+    except UnicodeDecodeError as exc:
+        reader.warn(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8; "
+                    "no shell hook was loaded from it")  # fmt: skip
+        return
+    except ValueError:  # a NUL byte in the name
+        reader.warn(f"{str(path)!r}: not a valid file name; no shell hook was loaded from it")
         return
     try:
         data = json.loads(text)

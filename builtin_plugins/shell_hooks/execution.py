@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import logging
 import os
 import re
@@ -25,6 +26,7 @@ from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
 from .approvals import Approvals
+from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
 
 log = logging.getLogger("hermes_hooks")
@@ -111,12 +113,16 @@ class Runner:
         *,
         cap: int = process.OUTPUT_CAP,
         observe: Callable[[EventInfo, Run, Mapping[str, Any]], None] | None = None,
+        minimal: bool = False,
     ) -> None:
         self.home = home
         self.approvals = approvals
         self.cap = cap
         #: Told about every run of every firing (the source traces and counts them).
         self.observe = observe
+        #: ``hooks_env: minimal``: hooks get only :data:`MINIMAL_ENV` of the host's variables
+        #: (plus each entry's ``env_passthrough`` and ``env``), not the whole environment.
+        self.minimal = minimal
 
     # -------------------------------------------------------------- recording
 
@@ -143,11 +149,12 @@ class Runner:
         base: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
         """The environment of ``hook`` at one firing."""
-        env = dict(base if base is not None else os.environ)
+        env = self._inherited(hook, base if base is not None else os.environ)
         env["HERMES_HOOK_EVENT"] = info.name
         env["HERMES_HOME"] = str(self.home)
         session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
-        env["HERMES_SESSION_ID"] = str(session)
+        # The payload carries the id as given; the OS cannot put a NUL in a variable.
+        env["HERMES_SESSION_ID"] = str(session).replace("\0", "\\0")
         if hook.protocol == wire.CLAUDE:
             env.setdefault("CLAUDE_PROJECT_DIR", cwd)
             if hook.plugin_root:
@@ -162,19 +169,32 @@ class Runner:
     def static_env(self, hook: ShellHook) -> dict[str, str]:
         """The environment a hook gets, without the per-firing variables (for consent checks
         outside a firing: listing, approving)."""
-        env = dict(os.environ)
+        env = self._inherited(hook, os.environ)
         env["HERMES_HOME"] = str(self.home)
         if hook.protocol == wire.CLAUDE:
-            env.setdefault("CLAUDE_PROJECT_DIR", os.getcwd())
+            env.setdefault("CLAUDE_PROJECT_DIR", resolve.current_dir())
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env.update(hook.env)
         return env
 
+    def _inherited(self, hook: ShellHook, base: Mapping[str, str]) -> dict[str, str]:
+        if not self.minimal:
+            return dict(base)  # Hermes-compatible: the whole host environment
+        keep = set(hook.env_passthrough)
+        return {
+            k: v
+            for k, v in base.items()
+            if k in MINIMAL_ENV or k in keep or k.startswith(("LC_", "CLAUDE_", "HERMES_"))
+        }
+
     def env_file(self, session_id: str, *, create: bool = False) -> Path:
         """The ``CLAUDE_ENV_FILE`` this adapter gives a session's hooks."""
-        safe = re.sub(r"[^\w.-]", "_", session_id)[:128] or "session"
-        path = self.home / "shell-hooks-env" / f"{safe}.sh"
+        # Readable, and distinct for every id ("a:b", "a_b" and "a/b" must not share a file:
+        # one session's exported secrets would reach another).
+        safe = re.sub(r"[^\w.-]", "_", session_id)[:64] or "session"
+        digest = hashlib.sha256(session_id.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        path = self.home / "shell-hooks-env" / f"{safe}-{digest}.sh"
         if create and not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
@@ -199,44 +219,24 @@ class Runner:
             return []
         recorder = _recorder.get()
         force = force or bool(recorder and recorder.force)
-        cwd = os.getcwd()
+        cwd = resolve.current_dir()
         encoded: dict[str, bytes] = {}
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
         base = dict(os.environ)  # copied once per firing: os.environ is slow to iterate
         for hook in hooks:
-            env = self.environment(info, hook, kwargs, cwd, base)
-            state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
-            run = Run(hook, state.status, state.detail, digest=state.digest)
+            run = Run(hook, "active")
             runs.append(run)
-            if state.status != "active" and not force:
-                continue
-            if hook.protocol not in encoded:
-                payload = (
-                    wire.claude_payload(info, kwargs, cwd)
-                    if hook.protocol == wire.CLAUDE
-                    else wire.hermes_payload(info.name, kwargs, cwd)
-                )
-                encoded[hook.protocol] = wire.encode(payload)
-            run.stdin = encoded[hook.protocol]
             try:
-                run.argv = hook.argv(env)
-            except ValueError as exc:
+                command = self._prepare(run, info, kwargs, cwd, base, encoded, force)
+            except Exception as exc:  # one entry's fault stays with it
                 run.ran = True
-                run.outcome = process.Outcome(error=f"cannot split the command: {exc}")
+                run.outcome = process.Outcome(error=f"{type(exc).__name__}: {exc}")
                 continue
-            workdir = hook.cwd(env)
-            if workdir is not None and not os.path.isdir(workdir):
-                run.ran = True
-                run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
-                continue
-            commands.append(
-                process.Command(
-                    run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
-                )
-            )
-            started.append(run)
+            if command is not None:
+                commands.append(command)
+                started.append(run)
         for run, outcome in zip(started, process.run_many(commands), strict=True):
             run.ran = True
             run.outcome = outcome
@@ -244,11 +244,69 @@ class Runner:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
+            elif run.hook.fail_closed:
+                run.answer = self._refused(info, run)
             if self.observe is not None:
                 self.observe(info, run, kwargs)
         if recorder is not None:
             recorder.runs.extend(runs)
         return runs
+
+    def _prepare(
+        self,
+        run: Run,
+        info: EventInfo,
+        kwargs: Mapping[str, Any],
+        cwd: str,
+        base: Mapping[str, str],
+        encoded: dict[str, bytes],
+        force: bool,
+    ) -> process.Command | None:
+        """Consent, payload, argv and environment of one run; ``None`` when it is not to run
+        (``run`` then says why)."""
+        hook = run.hook
+        env = self.environment(info, hook, kwargs, cwd, base)
+        state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
+        run.status, run.detail, run.digest = state.status, state.detail, state.digest
+        if state.status != "active" and not force:
+            return None
+        if hook.protocol not in encoded:
+            payload = (
+                wire.claude_payload(info, kwargs, cwd)
+                if hook.protocol == wire.CLAUDE
+                else wire.hermes_payload(info.name, kwargs, cwd)
+            )
+            encoded[hook.protocol] = wire.encode(payload)
+        run.stdin = encoded[hook.protocol]
+        run.ran = True
+        bad = bad_environment(env)
+        if bad:
+            run.outcome = process.Outcome(error=bad)
+            return None
+        try:
+            run.argv = hook.argv(env)
+        except ValueError as exc:
+            run.outcome = process.Outcome(error=f"cannot split the command: {exc}")
+            return None
+        workdir = hook.cwd(env)
+        if workdir is not None and not os.path.isdir(workdir):
+            run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
+            return None
+        run.ran = False
+        return process.Command(
+            run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
+        )
+
+    def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
+        """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,
+        so it blocks, saying how to approve it."""
+        hook = run.hook
+        how = f"`hermes hooks approve {shlex.quote(hook.command)}`"
+        why = run.detail or run.status
+        message = (
+            f"shell hook {hook.name} is fail_closed and was not run ({why}); approve it: {how}"
+        )
+        return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(
         self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
@@ -332,34 +390,9 @@ def _file_problem(
     token: str, cwd: str | None, mode: int, denied: str, *, prefix: str = ""
 ) -> str | None:
     """Why the file ``token`` names (relative to ``cwd``) is missing or lacks ``mode``."""
-    path = token if os.path.isabs(token) else os.path.join(cwd or os.getcwd(), token)
+    path = token if os.path.isabs(token) else os.path.join(cwd or resolve.current_dir(), token)
     if not os.path.isfile(path):
         return f"{prefix}{token} does not exist"
     if not os.access(path, mode):
         return f"{prefix}{token} {denied}"
     return None
-
-
-def parse_env_file(path: Path) -> dict[str, str]:
-    """``export NAME=value`` / ``NAME=value`` lines of a ``CLAUDE_ENV_FILE``, shell quoting
-    removed and ``$VAR`` expanded with the environment and the earlier lines."""
-    out: dict[str, str] = {}
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("export "):
-            line = line[len("export ") :].strip()
-        name, sep, value = line.partition("=")
-        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", name):
-            continue
-        try:
-            words = shlex.split(value, comments=True)
-        except ValueError:
-            words = [value]
-        out[name] = consent.expand(" ".join(words), {**os.environ, **out})
-    return out

@@ -10,6 +10,8 @@ name stands for.
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks import consent, wire
+from hermes_hooks import consent, pinning, resolve, wire
 from hermes_hooks.contract import ClaudeEvent
 
 DEFAULT_TIMEOUT = 60
@@ -42,6 +44,11 @@ class ShellHook:
     name: str = ""
     protocol: str = wire.HERMES
     plugin_root: str | None = None
+    #: Extra files (or directories) the approval pins: what the hook loads that its command
+    #: does not name.
+    pin: list[str] = field(default_factory=list)
+    #: Host variables passed through with ``hooks_env: minimal``.
+    env_passthrough: list[str] = field(default_factory=list)
     #: The host argument the matcher tests (``None``: the matcher is ignored).
     match_field: str | None = None
     #: The matched value is a host tool name, also tried under its Claude Code name.
@@ -109,18 +116,42 @@ class ShellHook:
         """The directory the hook runs in (``None``: the host's)."""
         if not self.working_dir:
             return None
-        return os.path.abspath(consent.expand(self.working_dir, env))
+        return os.path.normpath(
+            os.path.join(resolve.current_dir(), consent.expand(self.working_dir, env))
+        )
+
+    def pins(self, env: Mapping[str, str]) -> pinning.Pins:
+        """What the command runs and the files whose hash the approval pins
+        (:mod:`hermes_hooks.pinning`)."""
+        cwd = self.cwd(env) or resolve.current_dir()
+        extra = pinning.files_in([consent.expand(p, env) for p in self.pin], cwd)
+        if self.protocol == wire.CLAUDE:
+            return pinning.of_shell(self.command, cwd, env, extra)
+        try:
+            argv = self.argv(env)
+        except ValueError as exc:
+            return pinning.Pins(None, tuple(extra), f"the command cannot be split: {exc}")
+        return pinning.of_argv(argv, cwd, env, extra)
 
     def scripts(self, env: Mapping[str, str]) -> list[str]:
         """The files whose hash the approval pins."""
-        cwd = self.cwd(env) or os.getcwd()
-        if self.protocol == wire.CLAUDE:
-            return consent.files_of_shell_command(self.command, cwd, env)
-        try:
-            script = consent.script_of_argv(self.argv(env), cwd, env)
-        except ValueError:
-            return []
-        return [script] if script else []
+        return list(self.pins(env).files)
+
+    @property
+    def binding(self) -> str:
+        """A hash of what else the approval covers besides command, event and matcher: the
+        protocol (a shell runs a Claude Code command), the entry's env (``PYTHONPATH``,
+        ``BASH_ENV`` change what runs), its working dir and its ``pin:`` list."""
+        bound: dict[str, Any] = {
+            "protocol": self.protocol,
+            "env": sorted(self.env.items()),
+            "working_dir": self.working_dir,
+            "pin": list(self.pin),
+        }
+        if self.env_passthrough:
+            bound["env_passthrough"] = sorted(self.env_passthrough)
+        text = json.dumps(bound, sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
     def row(self) -> dict[str, Any]:
         """The hook's part of its ``hermes hooks list`` row."""

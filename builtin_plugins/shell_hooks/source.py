@@ -25,7 +25,8 @@ from hermes_hooks.sources import SourceBase
 from hermes_hooks.trace import summarise
 
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
-from .execution import Recorder, Run, Runner, combine, parse_env_file
+from .environment import parse_env_file
+from .execution import Recorder, Run, Runner, combine
 from .matching import ShellHook
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ShellHooks(SourceBase):
             self.approvals,
             cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
             observe=self._settle,
+            minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
         plugins = config.get("plugins")
         named = plugins.get("required") if isinstance(plugins, Mapping) else None
@@ -140,9 +142,10 @@ class ShellHooks(SourceBase):
         """The question that asks a person to approve ``hook``."""
         return question(hook, self.consent(hook))
 
-    def approve(self, hooks: Iterable[ShellHook]) -> list[ShellHook]:
-        """Record approvals of ``hooks`` (pinning each script's current hash); return them."""
-        return self.approvals.approve(hooks)
+    def approve(self, hooks: Iterable[ShellHook], *, unpinned: bool = False) -> list[ShellHook]:
+        """Record approvals of ``hooks`` (pinning each script's current hash); return the ones
+        approved (one whose script cannot be identified needs ``unpinned``)."""
+        return self.approvals.approve(hooks, unpinned=unpinned)
 
     @property
     def auto_accept(self) -> bool:
@@ -283,7 +286,31 @@ class ShellHooks(SourceBase):
         return self.runner.execute(info, kwargs, chosen, force=force)
 
     def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
-        """Run the event's shell hooks and combine their answers with the event's rule."""
+        """Run the event's shell hooks and combine their answers with the event's rule.
+
+        Should the adapter itself fail, every matching ``fail_closed`` hook blocks (its answer
+        is unknown) and the others are skipped; nothing is raised into the dispatcher."""
+        try:
+            return self._fire(info, kwargs)
+        except Exception as exc:
+            log.warning("shell hooks on %s failed: %s: %s", info.name, type(exc).__name__, exc)
+            try:
+                chosen = self.matching(info.name, kwargs)
+            except Exception:
+                chosen = self.by_event.get(info.name, [])
+            failed = [
+                info.answer.failed(
+                    f"shell hook {h.name} is fail_closed and its answer is unknown "
+                    f"(the shell adapter failed: {type(exc).__name__}: {exc})",
+                    h.name,
+                )
+                for h in chosen
+                if h.fail_closed
+            ]
+            failed = [f for f in failed if f is not None]
+            return info.answer.combine(failed, kwargs) if failed else None
+
+    def _fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
         if info.answer.pipes is not None:
             return self._pipeline(info, kwargs)
         if info.meta.continues:

@@ -35,6 +35,9 @@ class AnswerType:
     #: The event decides whether the agent acts (runs a tool): it blocks while the config is
     #: unreadable (see ``builtin_plugins/lockdown.py``).
     guards_actions: ClassVar[bool] = False
+    #: The argument whose rewrite the hooks judge again before the decision is final (what will
+    #: run must be what they approved); ``None``: answers rewrite nothing that runs.
+    rejudges: ClassVar[str | None] = None
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         """One hook's answer as this event's typed answer, or ``None`` for no opinion.
@@ -58,6 +61,15 @@ class AnswerType:
     def failed(self, message: str, source: str | None) -> Any:
         """What a failing ``fail_closed`` hook contributes to the event."""
         return self.blocked(message, source)
+
+    def rewrite_of(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
+        """The new value of :attr:`rejudges` a combined ``result`` would run with, when it
+        differs from ``kwargs``'; ``None`` otherwise (nothing to judge again)."""
+        return None
+
+    def settled(self, result: Any, original: Any, final: Any) -> Any:
+        """The result of the last round, once what runs (``final``) is settled."""
+        return result
 
     def piped(self, answer: Any) -> Any:
         """The new value of :attr:`pipes` an answer carries, or ``None``."""
@@ -197,6 +209,15 @@ class Transform(AnswerType):
             if isinstance(value, (Mapping, list)):
                 value = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
         return value if value is not None and self.accepts(value) else None
+
+    def rewrite_of(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
+        """The new value of :attr:`rejudges` a combined ``result`` would run with, when it
+        differs from ``kwargs``'; ``None`` otherwise (nothing to judge again)."""
+        return None
+
+    def settled(self, result: Any, original: Any, final: Any) -> Any:
+        """The result of the last round, once what runs (``final``) is settled."""
+        return result
 
     def piped(self, answer: Any) -> Any:
         return answer

@@ -4,6 +4,7 @@ block > approve > allow > no opinion."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..results import ToolDecision, join_texts
@@ -62,7 +63,11 @@ class ToolAnswers(AnswerType):
 
     Combining: block > approve > allow > no opinion whatever the order; within a rank the first
     in call order supplies message, rule_key and source; rewritten args shallow-merge in call
-    order and a block discards them; contexts are joined."""
+    order and a block discards them; contexts are joined.
+
+    Rewritten args are judged again: the event fires once more on the original args with the
+    rewrites merged in, until a round rewrites nothing new; the last round's decision is the
+    result, its ``args`` the whole rewritten argument dict (see ``Dispatcher.run``)."""
 
     kind = "decide"
     result = ToolDecision
@@ -73,6 +78,7 @@ class ToolAnswers(AnswerType):
         "naming the failed hook."
     )
     guards_actions = True
+    rejudges = "args"
     vocabulary = Vocabulary(
         values={
             "action": _HERMES_ACTIONS,
@@ -222,6 +228,21 @@ class ToolAnswers(AnswerType):
             context=join_texts(d.context for d in answers),
             source=winner.source if action else None,
         )
+
+    def rewrite_of(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
+        if not isinstance(result, ToolDecision) or result.args is None:
+            return None
+        if result.action == "block":
+            return None
+        current = kwargs.get("args")
+        current = dict(current) if isinstance(current, Mapping) else {}
+        rewritten = {**current, **result.args}
+        return rewritten if rewritten != current else None
+
+    def settled(self, result: Any, original: Any, final: Any) -> Any:
+        if not isinstance(result, ToolDecision) or result.action == "block":
+            return result
+        return replace(result, args=None if final == original else dict(final))
 
     def blocked(self, message: str, source: str | None) -> Any:
         return ToolDecision(action="block", message=message or "blocked", source=source)

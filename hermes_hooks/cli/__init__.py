@@ -171,11 +171,16 @@ def hooks_group(
 def _logging(verbose: bool = False) -> None:
     import logging
 
+    from ..terminal import ShownFormatter
+
     logging.basicConfig(
         level=logging.DEBUG if verbose else logging.WARNING,
         format="hermes-hooks: %(levelname)s: %(message)s",
         stream=sys.stderr,
     )
+    for handler in logging.getLogger().handlers:
+        if not isinstance(handler.formatter, ShownFormatter):
+            handler.setFormatter(ShownFormatter("hermes-hooks: %(levelname)s: %(message)s"))
 
 
 # ---------------------------------------------------------------------- entry points
@@ -218,4 +223,19 @@ def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hooks"]:
         args = args[1:]
-    run(args, prog_name="hermes-hooks")
+    if argv is not None:
+        run(args, prog_name="hermes-hooks")
+        return
+    run_as_script(args, prog_name="hermes-hooks")
+
+
+def run_as_script(args: list[str], prog_name: str = "hermes hooks") -> None:
+    """Run as a console script: never hang at exit on a plugin's non-daemon thread."""
+    from .streams import exit_despite_threads
+
+    try:
+        run(args, prog_name=prog_name)
+        code: object = 0
+    except SystemExit as exc:
+        code = exc.code
+    exit_despite_threads(code)

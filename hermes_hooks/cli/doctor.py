@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..terminal import echo
 from . import State, _logging, paint
 from .shell import _runtime
 
@@ -189,10 +190,10 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     else:
         for check in checks:
             mark = paint("ok ", "green") if check.ok else paint("BAD", "red")
-            click.echo(f"{mark}  {check.kind}: {check.name}")
+            echo(f"{mark}  {check.kind}: {check.name}")
             for flag, text in check.lines:
-                click.echo(f"     {paint('✓', 'green') if flag else paint('✗', 'red')} {text}")
-        click.echo(f"\n{len(checks)} check(s): {len(checks) - len(wrong)} ok, "
+                echo(f"     {paint('✓', 'green') if flag else paint('✗', 'red')} {text}")
+        echo(f"\n{len(checks)} check(s): {len(checks) - len(wrong)} ok, "
                    f"{len(wrong)} with problems.")  # fmt: skip
     if wrong:
         raise SystemExit(1)
@@ -221,17 +222,17 @@ def verify_cmd(state: State, as_json: bool) -> None:
         for v in verdicts:
             c = v.canary
             mark = paint("pass", "green") if v.passed else paint("FAIL", "red")
-            click.echo(f"{mark}  {c.guard} ({c.source}) on {c.event}: expected {c.expect}, "
+            echo(f"{mark}  {c.guard} ({c.source}) on {c.event}: expected {c.expect}, "
                        f"got {v.got or 'none'}" + (f" from {v.decided_by}" if v.decided_by else ""))  # fmt: skip
             if v.error:
-                click.echo(f"      error: {v.error}")
+                echo(f"      error: {v.error}")
             elif v.message and not v.passed:
-                click.echo(f"      message: {v.message}")
+                echo(f"      message: {v.message}")
         if not verdicts:
-            click.echo("No canary configured: add `canary: {payload: {...}, expect: block}` to a "
+            echo("No canary configured: add `canary: {payload: {...}, expect: block}` to a "
                        "guard (docs/troubleshooting.md).")  # fmt: skip
         else:
-            click.echo(f"\n{len(verdicts)} canary(ies): {len(verdicts) - len(failed)} passed, "
+            echo(f"\n{len(verdicts)} canary(ies): {len(verdicts) - len(failed)} passed, "
                        f"{len(failed)} failed.")  # fmt: skip
     if failed or not verdicts:
         raise SystemExit(1)

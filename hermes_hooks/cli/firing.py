@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..terminal import echo
 from . import State, _logging
 from .shell import _event, _no_hooks, _runtime
 
@@ -116,25 +117,25 @@ def test_cmd(
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     if form is not None:
-        click.echo(f"--payload-file: read as {form}.")
+        echo(f"--payload-file: read as {form}.")
     shell_rows = [r for r in hooks.rows(event=name) if r.get("source") == "shell"]
     if not entries:
         if source is None or not shell_rows:
-            click.echo(f"No hook of {name} ran.")
+            echo(f"No hook of {name} ran.")
             if source is None:
                 _no_hooks(hooks)
         else:
-            click.echo(
+            echo(
                 f"No shell hook matches {name}" + (f" for tool {for_tool!r}." if for_tool else ".")
             )
     else:
-        click.echo(f"Firing {name}: {len(entries)} hook(s), in call order:")
+        echo(f"Firing {name}: {len(entries)} hook(s), in call order:")
     for entry in entries:
         if entry["source"] == "shell":
             _show_shell(entry)
         else:
             _show_python(entry)
-    click.echo(f"\nCombined result: {_dumps(plain(result))}")
+    echo(f"\nCombined result: {_dumps(plain(result))}")
 
 
 def _entries(receipts: list[dict[str, Any]], runs: list[Any]) -> list[dict[str, Any]]:
@@ -162,36 +163,36 @@ def _entries(receipts: list[dict[str, Any]], runs: list[Any]) -> list[dict[str, 
 
 
 def _show_python(e: dict[str, Any]) -> None:
-    click.echo(f"\n- {e['name']}  ({e['source']})  {e['elapsed_ms']} ms")
-    click.echo(f"  received: {_dumps(e['payload'])}")
-    click.echo(f"  returned: {_dumps(e['raw'])}")
+    echo(f"\n- {e['name']}  ({e['source']})  {e['elapsed_ms']} ms")
+    echo(f"  received: {_dumps(e['payload'])}")
+    echo(f"  returned: {_dumps(e['raw'])}")
     if e["failure"]:
-        click.echo(f"  failed: {e['failure']}")
+        echo(f"  failed: {e['failure']}")
     elif e["dropped"]:
-        click.echo(f"  ignored: {e['dropped']}")
+        echo(f"  ignored: {e['dropped']}")
     else:
-        click.echo(f"  answer: {_dumps(e['answer'])}")
+        echo(f"  answer: {_dumps(e['answer'])}")
 
 
 def _show_shell(r: dict[str, Any]) -> None:
-    click.echo(f"\n- {r['name']}  (shell)  [{r['status']}]")
+    echo(f"\n- {r['name']}  (shell)  [{r['status']}]")
     if r["name"] != r["command"]:
-        click.echo(f"  command: {r['command']}")
+        echo(f"  command: {r['command']}")
     if not r["ran"]:
-        click.echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
+        echo(f"  not run: {r['detail']} (approve it with `hermes hooks approve "
                    f"{shlex.quote(r['command'])}`, or pass --force)")  # fmt: skip
         if r["answer"] is not None:
-            click.echo(f"  answer: {_dumps(r['answer'])}")
+            echo(f"  answer: {_dumps(r['answer'])}")
         return
-    click.echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
-    click.echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
+    echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
+    echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
     for key in ("stdout", "stderr"):
         text = r[key].rstrip("\n")
-        click.echo(f"  {key}: {text if text else '(empty)'}")
+        echo(f"  {key}: {text if text else '(empty)'}")
     if r["dropped"]:
-        click.echo(f"  ignored: {r['dropped']}")
+        echo(f"  ignored: {r['dropped']}")
     else:
-        click.echo(f"  answer: {_dumps(r['answer'])}")
+        echo(f"  answer: {_dumps(r['answer'])}")
     for key in ("defaulted", "failure", "warning"):
         if r[key]:
-            click.echo(f"  {key}: {r[key]}")
+            echo(f"  {key}: {r[key]}")

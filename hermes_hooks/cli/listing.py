@@ -42,7 +42,10 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     Plugins that did not load (failed, disabled, shadowed) are listed after the hooks, with why.
     """
     _logging()
-    hooks = state.load()
+    from .streams import stdout_to_stderr
+
+    with stdout_to_stderr():  # a plugin writing to fd 1 must not break --json
+        hooks = state.load()
     if event is not None and hooks.manager.find_event(event) is None:
         if not any(r["event"] == event for r in hooks.rows()):  # a Hermes-style plugin's own
             from ..catalogue import UnknownEvent, suggest
@@ -93,6 +96,9 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
                 detail,
             ]
         )
+    from ..terminal import shown
+
+    table = [[shown(cell) for cell in row] for row in table]  # a name must not repaint the screen
     print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..terminal import echo
 from . import State, _logging
 
 if TYPE_CHECKING:
@@ -69,10 +70,16 @@ def _event(hooks: Hooks, name: str) -> EventInfo:
 @click.command("approve")
 @click.argument("commands", nargs=-1)
 @click.option("--all", "approve_all", is_flag=True, help="Approve every configured shell hook.")
+@click.option(
+    "--unpinned",
+    is_flag=True,
+    help="Also approve hooks whose script cannot be identified (nothing on disk is pinned).",
+)
 @click.pass_obj
-def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> None:
+def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpinned: bool) -> None:
     """Approve shell hooks by COMMAND (as written in the config), or --all, pinning each
-    script's current sha256. Without arguments on a terminal, asks about each pending hook."""
+    script's current sha256. Without arguments on a terminal, asks about each pending hook.
+    A hook whose script cannot be identified (`unpinned` in `list`) needs --unpinned."""
     _logging()
     hooks, source = _runtime(state)
     if source is None:
@@ -94,16 +101,14 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
         known = {h.command for h in configured}
         missing = [c for c in commands if c not in known]
         if missing:
-            click.echo(
-                f"Not a configured shell hook command: {', '.join(map(repr, missing))}", err=True
-            )
-            click.echo("Configured: " + "; ".join(sorted(known)), err=True)
+            echo(f"Not a configured shell hook command: {', '.join(map(repr, missing))}", err=True)
+            echo("Configured: " + "; ".join(sorted(known)), err=True)
             sys.exit(1)
         chosen = [h for h in configured if h.command in commands]
     else:
         pending = [h for h in configured if source.consent(h).status != "active"]
         if not pending:
-            click.echo("Every configured shell hook is approved.")
+            echo("Every configured shell hook is approved.")
             return
         if not (sys.stdin.isatty() and sys.stderr.isatty()):
             raise click.UsageError(
@@ -113,12 +118,22 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool) -> N
         from ..builtin_plugins.shell_hooks import tty_prompt
 
         chosen = [h for h in pending if tty_prompt(source.question(h))]
-    done = source.approve(chosen)
+    try:
+        done = source.approve(chosen, unpinned=unpinned)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot write the allowlist {source.allowlist.path}: {exc.strerror or exc}"
+        ) from exc
+    for hook in chosen:
+        if hook not in done:
+            echo(f"not approved {hook.event}: {hook.command}: "
+                       f"{source.consent(hook).unpinned}; add --unpinned to approve it anyway",
+                       err=True)  # fmt: skip
     for hook in done:
         state_now = source.consent(hook)
-        click.echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
+        echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
                    + (f" (sha256 {state_now.digest[:12]}…)" if state_now.digest else ""))  # fmt: skip
-    click.echo(f"{len(done)} approval(s) written to {source.allowlist.path}")
+    echo(f"{len(done)} approval(s) written to {source.allowlist.path}")
 
 
 @click.command("revoke")

@@ -21,6 +21,8 @@ from typing import Any
 
 import click
 
+from ..terminal import echo
+
 DEMO = Path(__file__).parent
 DEMO_HOME = DEMO / "home"
 DEMO_SESSION = DEMO / "session.jsonl"
@@ -87,20 +89,20 @@ def demo_cmd() -> None:
     from hermes_hooks.cli.replay import print_summary, print_timeline
 
     run = run_demo()
-    click.echo(f"Loaded {len(run.rows)} hook(s) from the demo home, in call order:")
+    echo(f"Loaded {len(run.rows)} hook(s) from the demo home, in call order:")
     for row in run.rows:
         name = _short(str(row["name"]), 44)
-        click.echo(f"  {row['event'] or '-':<22} {name:<44} {row['source']:<10} {row['status']}")
-    click.echo("")
+        echo(f"  {row['event'] or '-':<22} {name:<44} {row['source']:<10} {row['status']}")
+    echo("")
     print_timeline(run.replay)
     print_summary(run.replay.summary())
-    click.echo("\nGateway (HOOK.yaml hook owner-only):")
+    echo("\nGateway (HOOK.yaml hook owner-only):")
     for event_type, context, result in run.gateway:
         verdict = f"{result.decision}: {result.message}" if result.decision else "allowed"
-        click.echo(f"  {event_type} from user {context['user_id']} -> {verdict}")
-    click.echo(f"\naudit.log, written by the post_tool_call shell hook ({len(run.audit)} line(s)):")
+        echo(f"  {event_type} from user {context['user_id']} -> {verdict}")
+    echo(f"\naudit.log, written by the post_tool_call shell hook ({len(run.audit)} line(s)):")
     for line in run.audit:
-        click.echo(f"  {_short(line, 100)}")
-    click.echo(f"\nThe example files: {DEMO_HOME} (the home) and {DEMO_SESSION} (the session).")
-    click.echo("Next, try your own policy on the same session (shadow mode, nothing runs):")
-    click.echo(f"  hermes hooks replay {DEMO_SESSION} --hook 'pre_tool_call=/path/to/your/script'")
+        echo(f"  {_short(line, 100)}")
+    echo(f"\nThe example files: {DEMO_HOME} (the home) and {DEMO_SESSION} (the session).")
+    echo("Next, try your own policy on the same session (shadow mode, nothing runs):")
+    echo(f"  hermes hooks replay {DEMO_SESSION} --hook 'pre_tool_call=/path/to/your/script'")

@@ -1,0 +1,328 @@
+"""What a hook command will run, as the OS will run it, and the files its approval pins.
+
+A command is resolved the way ``execve`` and the shell will: a program named without a ``/`` is
+looked up on the ``PATH`` of the hook's own environment, relative paths are taken from its working
+directory (or from a ``cd DIR &&`` prefix of a shell command line), and an interpreter (``env``,
+``sh``/``bash``/``zsh``/``dash``, ``python*``, ``node``, ``perl``, ``ruby``, ``uv run``), known by
+name or by path, is looked through, past its own flags, to the script it is given. The approval
+pins that script, every other existing file the command names, the files a ``.``/``source``
+loads by name, and what the entry lists under ``pin:``; interpreters themselves are not pinned
+(an upgrade of ``python3`` is not a change of the hook). When the script cannot be identified
+(inline code given with ``-c``/``-e``, a module given with ``-m``, command substitution, a tool
+fetched by ``uvx``) the hook is *unpinned*.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shlex
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .resolve import which
+
+_SHELLS = frozenset("sh bash zsh dash ksh mksh fish".split())
+_PYTHON = re.compile(r"(python|pypy)(\d+(\.\d+)*)?[dmu]?(\.exe)?")
+_NODE = frozenset("node nodejs".split())
+# Per interpreter family: long options that take the next word as their argument; short
+# option letters that do (the rest of the word, or the next word); letters whose argument is
+# inline code; letters that make it read a module found at run time or its stdin.
+_LONG_ARG = {
+    "sh": frozenset("--rcfile --init-file".split()),
+    "python": frozenset(),
+    "node": frozenset(
+        "--require --import --loader --experimental-loader --conditions "
+        "--env-file --inspect-port --title".split()
+    ),  # fmt: skip
+    "perl": frozenset(),
+    "ruby": frozenset("--encoding".split()),
+    "env": frozenset("--unset --chdir".split()),
+    "uv": frozenset(
+        "--with --with-requirements --with-editable --python --project "
+        "--directory --env-file --index --extra --group --package --only-group "
+        "--config-file --cache-dir".split()
+    ),  # fmt: skip
+}
+_SHORT_ARG = {"sh": "oO", "python": "WXQ", "node": "rC", "perl": "", "ruby": "IrCE",
+              "env": "uCP", "uv": "p"}  # fmt: skip
+_SHORT_INLINE = {"sh": "c", "python": "c", "node": "ep", "perl": "eE", "ruby": "e"}
+_LONG_INLINE = {"node": frozenset({"--eval", "--print"})}
+_SHORT_RUNTIME = {"sh": "s", "python": "m"}
+_SEPARATORS = frozenset("&& || ; | & |& ;; ( ) { } \n".split(" ")) | {"\n"}
+_REDIRECTS = frozenset("> >> < << <<< >& <& &> &>> >|".split())
+_PREFIXES = frozenset("exec command nohup time builtin".split())
+_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+
+
+@dataclass(frozen=True)
+class Pins:
+    """What a command runs: its ``script`` (``None``: not identified, ``unpinned`` says why)
+    and every file its approval pins, the script first."""
+
+    script: str | None
+    files: tuple[str, ...]
+    unpinned: str | None = None
+
+
+class _Unknown(Exception):
+    """The script cannot be identified; the message says why."""
+
+
+def family(program: str) -> str | None:
+    """The interpreter family of a program (by name or path), or ``None``."""
+    base = os.path.basename(program)
+    if base in _SHELLS:
+        return "sh"
+    if _PYTHON.fullmatch(base):
+        return "python"
+    if base in _NODE:
+        return "node"
+    if base in ("perl", "ruby", "env", "uv", "uvx"):
+        return base
+    return None
+
+
+def _path(token: str, cwd: str) -> str:
+    return os.path.normpath(os.path.join(cwd, os.path.expanduser(token)))
+
+
+def _file(token: str, cwd: str) -> str | None:
+    if not token or token.startswith("-") and "=" not in token:
+        return None
+    if token.startswith("-"):
+        token = token.split("=", 1)[1]
+    path = _path(token, cwd)
+    return path if os.path.isfile(path) else None
+
+
+def _script_arg(words: Sequence[str], start: int, kind: str) -> int:
+    """The index of the first non-option word from ``start`` (raises :class:`_Unknown` when
+    the interpreter is given inline code, a module, or its stdin)."""
+    name = os.path.basename(words[start - 1])
+    i = start
+    while i < len(words):
+        word = words[i]
+        if word == "--":
+            i += 1
+            break
+        if word == "-":
+            raise _Unknown(f"{name} reads its script from stdin")
+        if word.startswith("--"):
+            option = word.split("=", 1)[0]
+            if option in _LONG_INLINE.get(kind, ()):
+                raise _Unknown(
+                    f"{name} runs inline code ({option}); nothing on disk says what runs"
+                )
+            i += 2 if option in _LONG_ARG.get(kind, ()) and "=" not in word else 1
+            continue
+        if word[:1] in ("-", "+") and len(word) > 1:
+            i += 1
+            for pos, letter in enumerate(word[1:], 1):
+                if letter in _SHORT_INLINE.get(kind, ""):
+                    raise _Unknown(
+                        f"{name} runs inline code (-{letter}); nothing on disk says what runs"
+                    )
+                if letter in _SHORT_RUNTIME.get(kind, ""):
+                    what = (
+                        "a module found at run time" if letter == "m" else "its script from stdin"
+                    )
+                    raise _Unknown(f"{name} -{letter} runs {what}; list its files under pin:")
+                if letter in _SHORT_ARG.get(kind, ""):
+                    i += 1 if pos == len(word) - 1 else 0  # the argument is the next word
+                    break
+            continue
+        return i
+    if i < len(words):
+        return i
+    raise _Unknown(f"{name} is given no script")
+
+
+def _resolve(words: Sequence[str], cwd: str, env: Mapping[str, str]) -> str:
+    """The script ``words`` (one simple command, expanded) runs; raises :class:`_Unknown`."""
+    words = list(words)
+    while words:
+        program = words[0]
+        kind = family(program)
+        if kind is None:
+            found = which(program, env, cwd)
+            if found is None:
+                return _path(program, cwd) if "/" in program else _not_found(program)
+            kind = family(found)  # a symlink named like the program it links to
+            if kind is None:
+                return os.path.normpath(os.path.join(cwd, found))
+        if kind == "uvx":
+            raise _Unknown("uvx runs a tool fetched from a package index; pin it with pin:")
+        if kind == "env":
+            i = 1
+            while i < len(words):
+                word = words[i]
+                if word in ("-S", "--split-string") and i + 1 < len(words):
+                    words = [*shlex.split(words[i + 1]), *words[i + 2 :]]
+                    break
+                if word in ("-u", "-C", "-P") or word in _LONG_ARG["env"]:
+                    if word in ("-C", "--chdir") and i + 1 < len(words):
+                        cwd = _path(words[i + 1], cwd)
+                    i += 2
+                elif word.startswith("-") or _ASSIGNMENT.match(word):
+                    i += 1
+                else:
+                    words = words[i:]
+                    break
+            else:
+                raise _Unknown("env is given no program")
+            continue
+        if kind == "uv":
+            if len(words) < 2 or words[1] not in ("run",):
+                raise _Unknown(f"uv {' '.join(words[1:2])} is not `uv run`; pin it with pin:")
+            i = _script_arg(words, 2, "uv")
+            target = words[i]
+            if os.path.isfile(_path(target, cwd)):
+                return _path(target, cwd)
+            words = words[i:]
+            continue
+        i = _script_arg(words, 1, kind)
+        if kind == "ruby" and "-C" in words[1:i]:
+            cwd = _path(words[words.index("-C") + 1], cwd)
+        script = words[i]
+        if kind == "sh" and "/" not in script and not os.path.isfile(_path(script, cwd)):
+            found = which(script, env, cwd)  # sh and bash look a bare script name up on PATH
+            if found:
+                return os.path.normpath(os.path.join(cwd, found))
+        return _path(script, cwd)
+    raise _Unknown("empty command")
+
+
+def _not_found(program: str) -> str:
+    raise _Unknown(f"{program} is not found on the hook's PATH")
+
+
+def _named_files(words: Iterable[str], cwd: str, skip: Iterable[str]) -> list[str]:
+    skipped = set(skip)
+    out = []
+    for word in words:
+        path = _file(word, cwd)
+        if path and path not in skipped and family(path) is None:
+            out.append(path)
+    return out
+
+
+def _ordered(script: str | None, files: Iterable[str]) -> tuple[str, ...]:
+    out: list[str] = [script] if script else []
+    for path in files:
+        if path not in out:
+            out.append(path)
+    return tuple(out)
+
+
+def of_argv(
+    argv: Sequence[str], cwd: str, env: Mapping[str, str], extra: Sequence[str] = ()
+) -> Pins:
+    """What an (expanded) argv runs without a shell, and the files its approval pins."""
+    try:
+        script: str | None = _resolve(argv, cwd, env)
+        reason = None
+    except _Unknown as exc:
+        script, reason = None, str(exc)
+    program = which(argv[0], env, cwd) if argv else None
+    files = _named_files(argv[1:], cwd, [program or ""])
+    return _pins(script, [*files, *extra], reason)
+
+
+def _pins(script: str | None, files: Sequence[str], reason: str | None) -> Pins:
+    if script is None and files and reason is not None:
+        # Something else identifies the hook (pin:, a named file): pinned, with what it has.
+        return Pins(None, _ordered(None, files), None)
+    return Pins(script, _ordered(script, files), reason if script is None else None)
+
+
+def of_shell(command: str, cwd: str, env: Mapping[str, str], extra: Sequence[str] = ()) -> Pins:
+    """What a shell command line (Claude Code's protocol) runs, and the files its approval
+    pins: each simple command resolved in turn, ``cd DIR`` followed, ``.``/``source`` files
+    pinned, globs expanded as the shell would now."""
+    if "`" in command or "$(" in command or "<(" in command:
+        return Pins(None, tuple(extra), "the command line runs a command substitution")
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        tokens = list(lexer)
+    except ValueError as exc:
+        return Pins(None, tuple(extra), f"the command line cannot be parsed: {exc}")
+    script: str | None = None
+    reason: str | None = None
+    files: list[str] = []
+    for words in _simple_commands(tokens):
+        words = _expanded(words, cwd, env)
+        while words and (_ASSIGNMENT.match(words[0]) or words[0] in _PREFIXES):
+            words = words[1:]
+        if not words:
+            continue
+        if words[0] == "cd":
+            cwd = _path(words[1], cwd) if len(words) > 1 else env.get("HOME", cwd)
+            continue
+        if words[0] in (".", "source"):
+            if len(words) > 1:
+                sourced = _path(words[1], cwd)
+                files.append(sourced)
+                script = script or sourced
+            continue
+        try:
+            found = _resolve(words, cwd, env)
+            script = script or found
+            files.append(found)
+        except _Unknown as exc:
+            reason = reason or str(exc)
+        files.extend(_named_files(words[1:], cwd, ()))
+    if reason is not None and script is not None:
+        # One part of the line runs what nothing on disk identifies.
+        return Pins(None, _ordered(None, [*files, *extra]), reason)
+    return _pins(script, [*files, *extra], reason)
+
+
+def _simple_commands(tokens: Sequence[str]) -> list[list[str]]:
+    out: list[list[str]] = [[]]
+    skip_next = False
+    for token in tokens:
+        if skip_next:
+            skip_next = False
+            continue
+        if token in _SEPARATORS:
+            out.append([])
+        elif token in _REDIRECTS:
+            skip_next = True
+            if out[-1] and out[-1][-1].isdigit():
+                out[-1].pop()  # the "2" of "2>"
+        else:
+            out[-1].append(token)
+    return [words for words in out if words]
+
+
+def _expanded(words: Sequence[str], cwd: str, env: Mapping[str, str]) -> list[str]:
+    from .consent import expand
+
+    out: list[str] = []
+    for word in words:
+        word = expand(word, env)
+        if any(c in word for c in "*?[") and not _ASSIGNMENT.match(word):
+            matches = sorted(glob.glob(os.path.join(cwd, os.path.expanduser(word))))
+            if matches:
+                out.extend(matches)
+                continue
+        out.append(word)
+    return out
+
+
+def files_in(paths: Sequence[str], cwd: str) -> list[str]:
+    """The files ``pin:`` lists: files as named, directories as every file under them (sorted);
+    a missing path stays listed, so that its absence shows as a change."""
+    out: list[str] = []
+    for name in paths:
+        path = _path(name, cwd)
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                out.extend(os.path.join(root, n) for n in sorted(names))
+        else:
+            out.append(path)
+    return out
