@@ -317,8 +317,7 @@ class Dispatcher:
             result = route.combine(answers, kwargs) if answers else route.neutral(kwargs)
         else:
             result = self._drive(route, kwargs, resolve)
-        answer_type = route.info.answer
-        if answer_type.rejudges is None or answer_type.rewrite_of(result, kwargs) is None:
+        if not route.rejudges or route.rewrite_of(result, kwargs) is None:
             return result
         return self._rejudged(route, kwargs, resolve, result)
 

@@ -96,6 +96,8 @@ class Route:
     neutral: Callable[[Any], Any]
     hermes_ignored: bool
     required: tuple[str, ...]
+    rejudges: bool  # an answer may rewrite what will run: the hooks judge the rewrite again
+    rewrite_of: Callable[[Any, Any], Any]
 
     @classmethod
     def of(cls, info: EventInfo, plan: tuple[Impl, ...]) -> Route:
@@ -109,6 +111,8 @@ class Route:
             neutral=answer.neutral,
             hermes_ignored=info.meta.hermes_returns_ignored,
             required=info.required,
+            rejudges=answer.rejudges is not None,
+            rewrite_of=answer.rewrite_of,
         )
 
 

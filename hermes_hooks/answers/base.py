@@ -210,15 +210,6 @@ class Transform(AnswerType):
                 value = json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=str)
         return value if value is not None and self.accepts(value) else None
 
-    def rewrite_of(self, result: Any, kwargs: Mapping[str, Any]) -> Any:
-        """The new value of :attr:`rejudges` a combined ``result`` would run with, when it
-        differs from ``kwargs``'; ``None`` otherwise (nothing to judge again)."""
-        return None
-
-    def settled(self, result: Any, original: Any, final: Any) -> Any:
-        """The result of the last round, once what runs (``final``) is settled."""
-        return result
-
     def piped(self, answer: Any) -> Any:
         return answer
 
