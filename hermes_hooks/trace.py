@@ -74,13 +74,10 @@ class Tracer:
         file: Path | None = None,
         payloads: bool = False,
         otel: bool = False,
-        memory: list[dict[str, Any]] | None = None,
     ) -> None:
         self.stderr = stderr
         self.file = file
         self.payloads = payloads
-        #: Receipts kept in memory (``hermes hooks replay`` and ``test`` read them), or ``None``.
-        self.memory = memory
         self._lock = threading.Lock()
         self._otel: Any = None
         if otel:
@@ -93,12 +90,6 @@ class Tracer:
                 )
             else:
                 self._otel = otel_trace.get_tracer("hermes_hooks")
-
-    def with_memory(self, memory: list[dict[str, Any]]) -> Tracer:
-        """The same sinks, plus receipts kept in ``memory``."""
-        twin = Tracer(stderr=self.stderr, file=self.file, payloads=self.payloads, memory=memory)
-        twin._otel = self._otel
-        return twin
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any], base: Path) -> Tracer | None:
@@ -209,8 +200,6 @@ class Tracer:
         }
         if self.payloads and kwargs is not None:
             receipt["payload"] = {k: _short(v, 2000) for k, v in kwargs.items()}
-        if self.memory is not None:
-            self.memory.append(receipt)
         if self.stderr:
             shown = f" {json.dumps(decision, ensure_ascii=False)}" if decision is not None else ""
             why = f" ({dropped or error})" if dropped or error else ""
@@ -231,7 +220,8 @@ class Tracer:
 
 class Collector(Tracer):
     """A tracer that keeps every receipt in memory, with each Python hook's raw answer and the
-    arguments it received (``hermes hooks test`` shows them); it writes to no other sink."""
+    arguments it received (``hermes hooks test`` and ``replay`` show them); it writes to no other
+    sink, so a test or a replay never lands in the audit trail of real runs."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -183,3 +183,15 @@ def test_a_broken_recording_names_the_file_and_line(tmp_path, home):
         read_session(bad)
     out = run_cli("replay", str(bad), home=home)
     assert out.returncode == 1 and "bad.jsonl:2" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_replay_stays_out_of_the_real_audit_trail(policy_home, tmp_path):
+    trace = tmp_path / "audit.jsonl"
+    config_path = policy_home / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    config_path.write_text(yaml.safe_dump({**config, "trace_file": str(trace)}))
+    hooks = hermes_hooks.load(policy_home, accept_hooks=True, entry_points=False)
+    result = replay(hooks, read_session(SESSION))
+    assert result.receipts() and not trace.exists()  # receipts kept for the replay only
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})  # a real call is traced
+    assert trace.exists()

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..trace import Tracer, summarise
+from ..trace import Collector, summarise
 from .formats import Session, ToolCall
 
 if TYPE_CHECKING:
@@ -119,11 +119,11 @@ class Runner:
     def __init__(self, hooks: Hooks, session: Session) -> None:
         self.hooks = hooks
         self.session = session
-        self.memory: list[dict[str, Any]] = []
+        self.collector = Collector()
+        self.memory = self.collector.receipts
         self.out = Replay(session)
         current = hooks.tracer
-        tracer = current.with_memory(self.memory) if current else Tracer(memory=self.memory)
-        hooks.set_tracer(tracer)
+        hooks.set_tracer(self.collector)  # a replay's receipts stay out of the real audit trail
         self._previous = current
 
     def fire(self, event: str, turn: int, call: int | None = None, /, **kwargs: Any) -> Any:
