@@ -1,9 +1,9 @@
 """Time limits for in-process hooks, and the watchdog that reports a hook stuck without one.
 
 A hook with a limit (``plugins.hook_callback_timeout`` in config, ``timeout:`` in its
-``plugin.yaml``) runs in a thread of its own (an async one awaited there under :func:`within`);
-past the limit the call goes on without its answer, and the hook is reported with the stack it is stuck
-in. A hook without a limit runs inline, as fast as ever; the watchdog samples the threads' stacks
+``plugin.yaml``) runs in a worker thread (an async one awaited there under :func:`within`);
+past the limit the call goes on without its answer, and the hook is reported with the stack it
+is stuck in. A hook without a limit runs inline, as fast as ever; the watchdog samples the threads' stacks
 every few seconds from a thread of its own and reports a hook still inside one call after
 ``plugins.hook_watchdog_seconds`` (30 by default), so a hang is never silent. Nothing on the
 dispatch path pays for the watchdog.
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import queue
 import sys
 import threading
 import time
@@ -40,6 +41,37 @@ def _stack_of(thread: threading.Thread) -> str:
     return "".join(traceback.format_stack(frame)) if frame is not None else "(no stack)"
 
 
+class _Worker:
+    """A thread that runs limited hook calls one at a time. Idle workers wait in
+    :data:`_IDLE` so a limited call costs a hand-over, not a thread start; a worker whose call
+    overran its limit is simply not there to take the next one until that call returns."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._loop, name="hermes-hook:idle", daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while True:
+            job = self.jobs.get()
+            job()  # never raises: run_limited's target keeps every exception in its box
+            self.thread.name = "hermes-hook:idle"
+            if len(_IDLE) >= _MAX_IDLE:
+                return
+            _IDLE.append(self)
+
+
+_IDLE: list[_Worker] = []
+_MAX_IDLE = 4
+
+
+def _worker() -> _Worker:
+    try:
+        return _IDLE.pop()  # atomic in CPython: two callers never get the same worker
+    except IndexError:
+        return _Worker()
+
+
 def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], Any]) -> Any:
     """``call()`` (and await what it returns) within ``impl.timeout`` seconds, or raise
     :class:`HookTimeout` naming the hook and the stack it is stuck in."""
@@ -62,14 +94,15 @@ def run_limited(impl: Impl, call: Callable[[], Any], resolve: Callable[[Any], An
         finally:
             done.set()
 
-    worker = threading.Thread(target=target, name=f"hermes-hook:{impl.name}", daemon=True)
-    worker.start()
+    worker = _worker()
+    worker.thread.name = f"hermes-hook:{impl.name}"
+    worker.jobs.put(target)
     # An async hook is cancelled by within() at the limit; the grace lets that cancellation
     # land before the call moves on (a coroutine that swallows it is still not waited for).
     if not done.wait(limit + (_CANCEL_GRACE if impl.is_async else 0.0)):
         raise HookTimeout(
             f"no answer within {limit:g}s; the call was abandoned (its thread keeps running). "
-            f"It is stuck in:\n{_stack_of(worker)}"
+            f"It is stuck in:\n{_stack_of(worker.thread)}"
         )
     if "error" in box:
         raise box["error"]

@@ -433,6 +433,37 @@ def test_hook_callback_timeout_applies_to_every_in_process_hook_and_cancels_asyn
     assert hooks.failures[("slow", "pre_llm_call")] == 1
 
 
+def test_limited_calls_reuse_idle_workers_and_never_queue_behind_a_stuck_one(hooks):
+    import threading
+
+    release = threading.Event()
+    seen: list[threading.Thread] = []
+    names: set[str] = set()
+
+    class Limited:
+        @hookimpl
+        def pre_llm_call(self, user_message):
+            seen.append(threading.current_thread())
+            names.add(threading.current_thread().name)
+            if user_message == "hang":
+                release.wait(10)
+            return user_message
+
+    hooks.register(Limited(), "limited", timeout=0.2)
+    for _ in range(50):
+        assert hooks.pre_llm_call(user_message="ok") == "ok"
+    # 50 limited calls, one worker: a hand-over each, not a thread started each
+    assert len(set(seen)) == 1 and names == {"hermes-hook:limited"}
+    try:
+        assert hooks.pre_llm_call(user_message="hang") is None  # abandoned at the limit
+        # the stuck worker is busy: the next call gets another one and answers in time
+        assert hooks.pre_llm_call(user_message="after") == "after"
+        assert seen[-1] is not seen[-2]
+    finally:
+        release.set()
+    assert hooks.failures[("limited", "pre_llm_call")] == 1
+
+
 def test_the_watchdog_reports_a_hook_stuck_without_a_limit(home, caplog):
     import threading
 
