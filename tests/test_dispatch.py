@@ -120,6 +120,22 @@ def test_additional_context_is_kept():
     assert d.context == "note" and d.action is None
 
 
+@pytest.mark.parametrize("event", ["pre_tool_call", "user_prompt_submit", "pre_compress"])
+@pytest.mark.parametrize("decision", ["block", " Block", "BLOCK\n"])
+def test_claude_decision_block_reads_the_same_on_every_blocking_event(event, decision):
+    answer_type = events()[event].answer
+    answer = answer_type.normalise({"decision": decision, "reason": "why"}, "s")
+    assert answer.action == "block" and answer.message == "why"
+    if event != "pre_compress":  # a veto without a message gets "compaction vetoed"
+        assert "message" in answer_type.incomplete({"decision": decision})
+
+
+@pytest.mark.parametrize("event", ["pre_tool_call", "user_prompt_submit"])
+def test_the_same_context_twice_in_one_answer_is_given_once(event):
+    raw = {"context": "note", "hookSpecificOutput": {"additionalContext": "note"}}
+    assert events()[event].answer.normalise(raw, "s").context == "note"
+
+
 @pytest.mark.parametrize(
     "order",
     [("allow", "approve", "block"), ("block", "approve", "allow"), ("approve", "block", "allow")],

@@ -43,6 +43,12 @@ def first(values: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
+def says_block(m: Mapping[str, Any]) -> bool:
+    """Claude Code's ``"decision": "block"``, however it is cased or padded."""
+    decision = m.get("decision")
+    return isinstance(decision, str) and decision.strip().lower() == "block"
+
+
 def context_of(raw: Any) -> str | None:
     """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
     ``additionalContext`` or a ``decision: block`` reason (PostToolUse feedback)."""
@@ -53,7 +59,7 @@ def context_of(raw: Any) -> str | None:
         return None
     spec = specific(m)
     texts = [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
-    if str(m.get("decision", "")).lower() == "block":
+    if says_block(m):
         texts.append(text(m.get("reason")))
     return join_texts(dict.fromkeys(t for t in texts if t))
 

@@ -13,7 +13,7 @@ from ..results import (
     VerifyAnswer,
 )
 from .base import AnswerType
-from .dialect import context_of, mapping, retag, specific, text
+from .dialect import context_of, mapping, retag, says_block, specific, text
 from .explain import Vocabulary
 
 _PERMISSIONS: dict[str, PermissionAction] = {
@@ -153,7 +153,7 @@ class CompressAnswers(AnswerType):
         m = mapping(raw)
         if m is None:
             return None
-        if m.get("action") == "block" or str(m.get("decision", "")).lower() == "block":
+        if m.get("action") == "block" or says_block(m):
             message = text(m.get("message")) or text(m.get("reason")) or "compaction vetoed"
             return CompressAnswer(action="block", message=message, source=source)
         summary, context = text(m.get("summary")), context_of(m)

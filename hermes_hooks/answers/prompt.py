@@ -7,7 +7,7 @@ from typing import Any
 
 from ..results import PromptDecision, join_texts
 from .base import AnswerType
-from .dialect import first, mapping, retag, specific, text
+from .dialect import context_of, first, mapping, retag, says_block, specific, text
 from .explain import Vocabulary
 
 _NEUTRAL = PromptDecision()
@@ -62,7 +62,7 @@ class PromptAnswers(AnswerType):
         action = message = None
         if m.get("action") == "block":
             action, message = "block", text(m.get("message")) or text(m.get("reason"))
-        elif str(m.get("decision", "")).lower() == "block":
+        elif says_block(m):
             action, message = "block", text(m.get("reason")) or text(m.get("message"))
         elif m.get("continue") is False:
             action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
@@ -76,9 +76,7 @@ class PromptAnswers(AnswerType):
         if not isinstance(rewritten, str):
             rewritten = first(spec, "updatedPrompt", "updated_prompt")
         rewritten = rewritten if isinstance(rewritten, str) else None
-        context = join_texts(
-            [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
-        )
+        context = context_of({k: v for k, v in m.items() if k != "decision"})
         if action is None and rewritten is None and context is None:
             return None
         return PromptDecision(
@@ -91,7 +89,7 @@ class PromptAnswers(AnswerType):
 
     def incomplete(self, raw: Any) -> str:
         m = mapping(raw) or {}
-        if m.get("action") == "block" or m.get("decision") == "block" or m.get("continue") is False:
+        if m.get("action") == "block" or says_block(m) or m.get("continue") is False:
             return "a block needs a non-empty string 'message' (or 'reason'): the user sees it"
         return ""
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..results import ToolDecision, join_texts
 from .base import AnswerType
-from .dialect import context_of, first, mapping, retag, specific, text
+from .dialect import context_of, first, mapping, retag, says_block, specific, text
 from .explain import Vocabulary
 
 _RANK = {"block": 3, "approve": 2, "allow": 1, None: 0}
@@ -186,7 +186,7 @@ class ToolAnswers(AnswerType):
         action = m.get("action")
         blocks = (
             action == "block"
-            or m.get("decision") == "block"
+            or says_block(m)
             or first(spec, "permissionDecision", "permission_decision") == "deny"
             or m.get("continue") is False
         )
