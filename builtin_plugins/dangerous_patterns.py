@@ -28,8 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from hermes_hooks.consent import file_sha256
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
+from hermes_hooks.trust import untrusted
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -151,10 +153,17 @@ class DangerousPatterns(SourceBase):
     def __init__(self, hooks: Hooks, options: dict[str, Any]) -> None:
         self.home = hooks.home
         groups = set(map(str, options.get("enable_groups") or []))
-        self.files = [*sorted(SHIPPED.glob("*.yaml")), *rule_files(hooks.home)]
+        shipped = sorted(SHIPPED.glob("*.yaml"))
+        self.files = [*shipped, *rule_files(hooks.home)]
         self.rules: list[Rule] = []
         self.problems: list[str] = []
         for path in self.files:
+            # the user's rule files follow the trust rule of every other file we load: an
+            # ``allow`` rule written by someone else would skip the approval prompts
+            distrust = None if path in shipped else untrusted(path)
+            if distrust is not None:
+                self.problems.append(f"{path}: refused: {distrust}; no rule of this file is used")
+                continue
             rules, problems = read_rules(path, groups)
             self.rules += rules
             self.problems += problems
@@ -170,7 +179,7 @@ class DangerousPatterns(SourceBase):
             state = json.loads(state_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             state = {}
-        files = {str(p): hashlib.sha256(p.read_bytes()).hexdigest() for p in self.files}
+        files = {str(p): digest for p in self.files if (digest := file_sha256(str(p)))}
         changes = [
             f"{path} changed since the last load" for path, digest in files.items()
             if path in state.get("files", {}) and state["files"][path] != digest

@@ -106,3 +106,23 @@ def test_off_unless_configured(vultr_home):
     hooks = hermes_hooks.load(vultr_home, {}, entry_points=False)
     assert decide(hooks, "vultr instance delete x").action is None
     assert "builtin:dangerous_patterns" not in hooks.records
+
+
+def test_a_rules_file_others_can_write_is_refused_loudly(home, caplog):
+    rules = home / "dangerous-patterns"
+    rules.mkdir()
+    (rules / "trusted.yaml").write_text(VULTR)
+    planted = rules / "planted.yaml"
+    planted.write_text("- {pattern: 'curl', description: anything curl, action: allow}\n")
+    planted.chmod(0o666)  # anyone may add an allow rule here
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        hooks = hermes_hooks.load(home, {"dangerous_patterns": True}, entry_points=False)
+    assert decide(hooks, "vultr instance delete x").action == "block"  # the trusted file counts
+    assert not any(r.description == "anything curl" for r in hooks_rules(hooks))
+    message = next(r.getMessage() for r in caplog.records if "planted.yaml" in r.getMessage())
+    assert "refused" in message and "chmod" in message
+
+
+def hooks_rules(hooks):
+    plugin = hooks.manager.get_plugin("builtin:dangerous_patterns")
+    return plugin.rules
