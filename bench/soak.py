@@ -1,6 +1,7 @@
 """Soak: many threads firing events through Python hooks and one-shot shell hooks while another
 thread registers and unregisters a plugin, then checks that nothing was lost or duplicated and
-that file descriptors, child processes and memory are back where they started.
+that file descriptors and child processes (running or never waited for) are back where they
+started and memory grew by less than RSS_GROWTH_KIB.
 
 Usage: ``python bench/soak.py [--threads 8] [--events 10000] [--write]``. The test suite runs a
 short version (``tests/test_soak.py``). Warm hook workers are not in the mix yet (issue 12).
@@ -35,12 +36,32 @@ def _rss_kib() -> int:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
-def _children_left() -> bool:
-    try:
-        pid, _ = os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return False
-    return True if pid == 0 else _children_left()
+RSS_GROWTH_KIB = 64 * 1024  # more than this much growth over the soak counts as a leak
+
+
+def _children() -> set[int]:
+    """This process's children, running or exited but never waited for (zombies): both are
+    leaks. Read from ``/proc`` so nothing is reaped by looking; elsewhere, what ``waitpid``
+    sees (a child still running)."""
+    me = str(os.getpid())
+    if not os.path.isdir("/proc/self"):
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return set()
+        return {-1} if pid == 0 else set()
+    found = set()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[1] == me:
+            found.add(int(entry.name))
+    return found
 
 
 def make_home(root: Path) -> tuple[Path, Path]:
@@ -103,7 +124,7 @@ def run(threads: int, events: int) -> dict[str, Any]:
 
     # Warm-up, then the baseline.
     hooks.post_tool_call(tool_name="terminal", args={"n": -1}, result="ok", status="ok")
-    fds, rss = _fds(), _rss_kib()
+    fds, rss, children = _fds(), _rss_kib(), _children()
     started = time.perf_counter()
     churner = threading.Thread(target=churn)
     churner.start()
@@ -133,8 +154,13 @@ def run(threads: int, events: int) -> dict[str, Any]:
     fds_after, rss_after = _fds(), _rss_kib()
     if fds_after > fds + 2:
         problems.append(f"file descriptors: {fds} before, {fds_after} after")
-    if _children_left():
-        problems.append("child processes left behind")
+    left = _children() - children
+    if left:
+        problems.append(
+            f"child processes left behind (running or never waited for): {sorted(left)}"
+        )
+    if rss_after > rss + RSS_GROWTH_KIB:
+        problems.append(f"resident memory grew from {rss // 1024} to {rss_after // 1024} MiB")
     hooks.close()
     return {
         "threads": threads,

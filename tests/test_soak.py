@@ -16,3 +16,19 @@ def test_short_soak_loses_nothing_and_leaks_nothing(home):
     assert result["problems"] == []
     assert result["events"] == 1600 and result["churn_cycles"] > 0
     assert result["shell_runs"] == 4 * 8 + 1
+
+
+def test_the_leak_check_sees_a_child_nobody_waited_for():
+    import os
+    import subprocess
+
+    from soak import _children
+
+    before = _children()
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, still not reaped
+        assert _children() - before == {child.pid}
+    finally:
+        child.wait()
+    assert _children() - before == set()
