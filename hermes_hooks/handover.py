@@ -58,7 +58,9 @@ def agent_entry_point() -> Any:
 
 
 def _profile_home(profile: str) -> str:
-    base = Path(os.environ.get("HERMES_HOME") or Path.home() / ".hermes")
+    from .config import find_home  # only once the command is known to be ours
+
+    base = find_home()
     return str(base / "profiles" / profile) if profile not in ("default", "") else str(base)
 
 

@@ -91,3 +91,7 @@ def test_large_tool_results_are_cut_with_a_note_and_kept_in_a_file(home):
 def test_nothing_configured_nothing_loaded(home):
     hooks = hermes_hooks.load(home, {}, entry_points=False)
     assert "builtin:library" not in hooks.records
+    assert not hooks.has_hook("pre_llm_call") and not hooks.has_hook("transform_tool_result")
+    big = "x" * 100_000
+    assert hooks.transform_tool_result(tool_name="terminal", result=big) == big
+    assert not (home / "tool-results").exists()

@@ -83,7 +83,7 @@ def test_unapproved_shell_hook_is_traced_as_not_run(home):
     )
     hooks.pre_tool_call(tool_name="terminal", args={})
     (receipt,) = [json.loads(line) for line in trace.read_text().splitlines()]
-    assert receipt["outcome"] == "unapproved" and receipt["error"]
+    assert receipt["outcome"] == "unapproved" and "hermes hooks approve" in receipt["error"]
 
 
 # ---------------------------------------------------------------------- required guards

@@ -78,7 +78,11 @@ def test_our_format_through_python_and_shell_hooks(policy_home):
     hooks_of_c2 = next(
         f.hooks for f in result.firings if f.event == "pre_tool_call" and f.call == 2
     )
-    assert {r["hook"] for r in hooks_of_c2} >= {"guard"}
+    by_hook = {r["hook"]: r for r in hooks_of_c2}
+    assert set(by_hook) == {"guard", BLOCK_RM}
+    assert by_hook["guard"]["outcome"] == "no opinion"
+    assert by_hook[BLOCK_RM]["outcome"] == "answered"
+    assert by_hook[BLOCK_RM]["decision"]["action"] == "block"
 
 
 def test_a_claude_code_transcript_with_a_shell_guard_blocks_the_right_call(home, tmp_path):

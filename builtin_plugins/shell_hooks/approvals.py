@@ -191,7 +191,7 @@ class Approvals:
             return state
         if state.status in ("changed", "unpinned"):
             self.warn_once(("changed", hook.key), f"shell hook {hook.name!r} ({hook.where}) not run: "
-                           f"{state.detail}: `hermes hooks approve {shlex.quote(hook.command)}`")  # fmt: skip
+                           f"{state.detail}: {hook.approve_command}")  # fmt: skip
             return state
         ask = self.ask
         if ask is None:

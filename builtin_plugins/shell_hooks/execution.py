@@ -301,10 +301,10 @@ class Runner:
         """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,
         so it blocks, saying how to approve it."""
         hook = run.hook
-        how = f"`hermes hooks approve {shlex.quote(hook.command)}`"
         why = run.detail or run.status
         message = (
-            f"shell hook {hook.name} is fail_closed and was not run ({why}); approve it: {how}"
+            f"shell hook {hook.name} is fail_closed and was not run ({why}); "
+            f"approve it: {hook.approve_command}"
         )
         return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 

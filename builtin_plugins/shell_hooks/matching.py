@@ -76,6 +76,11 @@ class ShellHook:
     def where(self) -> str:
         return f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
 
+    @property
+    def approve_command(self) -> str:
+        """The command that approves this hook, quoted for a message: `hermes hooks approve …`."""
+        return f"`hermes hooks approve {shlex.quote(self.command)}`"
+
     def matches(self, kwargs: Mapping[str, Any]) -> bool:
         """Whether this hook fires for these event arguments."""
         if self.occurrence is not None and not self.occurrence.applies(kwargs):

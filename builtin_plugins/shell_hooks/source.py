@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shlex
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -211,7 +210,7 @@ class ShellHooks(SourceBase):
                 f"{run.status}: {run.detail}"
             )
             fix = (
-                f"`hermes hooks approve {shlex.quote(hook.command)}`"
+                hook.approve_command
                 if not run.ran
                 else "fix it, then check with `hermes hooks doctor`"
             )
@@ -251,7 +250,7 @@ class ShellHooks(SourceBase):
             decision=summarise(answer.value) if answer is not None else None,
             dropped=answer.dropped if answer is not None else None,
             error=(answer.failure if answer is not None else None)
-            or (run.detail if not run.ran else None),
+            or (_not_run(run) if not run.ran else None),
             sha256=run.digest,
             kwargs=kwargs,
             raw=answer.raw if answer is not None else None,
@@ -365,3 +364,11 @@ def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         return default
     return value if value > 0 or (zero and value == 0) else default
+
+
+def _not_run(run: Run) -> str:
+    """Why a hook was not run, with the command that approves it (an unpinned hook's reason
+    already names its own: ``approve --unpinned``)."""
+    if run.status == "unpinned":
+        return run.detail or run.status
+    return f"{run.detail or run.status}; approve it: {run.hook.approve_command}"

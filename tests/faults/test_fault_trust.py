@@ -28,12 +28,17 @@ def _shared_gid() -> int | None:
     return None
 
 
-def test_group_writable_private_group_is_trusted(tmp_path: Path) -> None:
+def test_group_writable_private_group_is_trusted(tmp_path: Path, monkeypatch) -> None:
     path = tmp_path / "f"
     path.write_text("x")
     path.chmod(0o664)
-    if trust._group_is_private(os.getgid(), os.getuid()):
-        assert trust.untrusted(path) is None
+    (tmp_path).chmod(0o755)
+    monkeypatch.setattr(trust, "_group_is_private", lambda gid, uid: True)
+    assert trust.untrusted(path) is None
+    # the same file when its group has other members: refused, with the fix (no root needed)
+    monkeypatch.setattr(trust, "_group_is_private", lambda gid, uid: False)
+    why = trust.untrusted(path)
+    assert why is not None and "has other members" in why and "chmod g-w" in why
 
 
 @pytest.mark.skipif(not ROOT or _shared_gid() is None, reason="needs root to chgrp")
