@@ -49,6 +49,21 @@ def says_block(m: Mapping[str, Any]) -> bool:
     return isinstance(decision, str) and decision.strip().lower() == "block"
 
 
+def stop_or_block(
+    m: Mapping[str, Any], action: str | None, message: str | None, default_block: str | None
+) -> tuple[str | None, str | None]:
+    """The last two rules of a decision, shared by tool calls and prompts: Claude Code's
+    ``"continue": false`` blocks (with ``stopReason``) when nothing else decided, and a block
+    needs a message: ``default_block`` (a shell hook's exit 2) or else it is no block at all."""
+    if m.get("continue") is False and action is None:
+        action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
+    if action == "block" and message is None:
+        if default_block is None:
+            return None, None
+        message = default_block
+    return action, message
+
+
 def context_of(raw: Any) -> str | None:
     """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
     ``additionalContext`` or a ``decision: block`` reason (PostToolUse feedback)."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..results import PromptDecision, join_texts
 from .base import AnswerType
-from .dialect import context_of, first, mapping, retag, says_block, specific, text
+from .dialect import context_of, first, mapping, retag, says_block, specific, stop_or_block, text
 from .explain import Vocabulary
 
 _NEUTRAL = PromptDecision()
@@ -64,13 +64,7 @@ class PromptAnswers(AnswerType):
             action, message = "block", text(m.get("message")) or text(m.get("reason"))
         elif says_block(m):
             action, message = "block", text(m.get("reason")) or text(m.get("message"))
-        elif m.get("continue") is False:
-            action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
-        if action == "block" and message is None:
-            if default_block is None:
-                action = None
-            else:
-                message = default_block
+        action, message = stop_or_block(m, action, message, default_block)
         spec = specific(m)
         rewritten = first(m, "text", "user_message", "prompt")
         if not isinstance(rewritten, str):

@@ -9,12 +9,13 @@ from typing import Any
 
 from ..results import ToolDecision, join_texts
 from .base import AnswerType
-from .dialect import context_of, first, mapping, retag, says_block, specific, text
+from .dialect import context_of, first, mapping, retag, says_block, specific, stop_or_block, text
 from .explain import Vocabulary
 
 _RANK = {"block": 3, "approve": 2, "allow": 1, None: 0}
 _HERMES_ACTIONS = ("block", "approve", "allow", "modify")
 _PERMISSION = {"deny": "block", "block": "block", "ask": "approve", "allow": "allow"}
+_PERMISSION_VALUES = (*_PERMISSION, "defer")  # "defer": Claude Code's explicit no opinion
 _NEUTRAL = ToolDecision()
 
 
@@ -83,8 +84,8 @@ class ToolAnswers(AnswerType):
         values={
             "action": _HERMES_ACTIONS,
             "decision": ("block", "approve"),
-            "hookSpecificOutput.permissionDecision": ("deny", "ask", "allow", "defer"),
-            "hook_specific_output.permission_decision": ("deny", "ask", "allow", "defer"),
+            "hookSpecificOutput.permissionDecision": _PERMISSION_VALUES,
+            "hook_specific_output.permission_decision": _PERMISSION_VALUES,
             "message": None,
             "args": None,
             "rule_key": None,
@@ -156,14 +157,7 @@ class ToolAnswers(AnswerType):
             elif legacy == "approve":  # Claude Code's legacy "approve" skips the prompt
                 action, message = "allow", text(m.get("reason"))
 
-        if m.get("continue") is False and action is None:
-            action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
-
-        if action == "block" and message is None:
-            if default_block is None:
-                action = None
-            else:
-                message = default_block
+        action, message = stop_or_block(m, action, message, default_block)
         if args is not None and not isinstance(args, Mapping):
             args = None
         context = None
