@@ -15,7 +15,6 @@ import hashlib
 import os
 import platform
 import re
-import shutil
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,9 +34,8 @@ GIT_TIMEOUT = 5.0
 
 
 def _git(*args: str, cwd: str) -> str | None:
-    """``git args`` in ``cwd``: its output, or ``None`` outside a repository or without git."""
-    if shutil.which("git") is None:
-        return None
+    """``git args`` in ``cwd``: its output, or ``None`` outside a repository or without git (a
+    missing git is the OSError below)."""
     try:
         out = subprocess.run(
             ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,

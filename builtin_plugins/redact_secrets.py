@@ -67,9 +67,12 @@ class Redactor:
                     "redact_secrets: pattern %r ignored: %s (need {name, pattern})", item, exc
                 )
 
+        # each pattern's replacement made once, not once per string
+        self._subs = [(regex, _replacement(name, keep)) for name, regex, keep in self.patterns]
+
     def text(self, value: str) -> str:
-        for name, regex, keep in self.patterns:
-            value = regex.sub(_replacement(name, keep), value)
+        for regex, replace in self._subs:
+            value = regex.sub(replace, value)
         return value
 
     def value(self, value: Any) -> Any:
