@@ -52,6 +52,13 @@ def test_context_built_ins_every_turn_and_first_turn(home, repo):
     assert "builtin:add_date" in rows and "builtin:add_prompt_files" in rows
 
 
+def test_git_built_ins_are_silent_without_git(home, repo, monkeypatch):
+    monkeypatch.setenv("PATH", str(repo / "no-such-dir"))  # in a repository, but no git at all
+    hooks = hermes_hooks.load(home, {"add_git_status": True, "add_date": True}, entry_points=False)
+    context = hooks.pre_llm_call(session_id="s", is_first_turn=True)
+    assert "Today is" in context and "## main" not in context
+
+
 def test_git_built_ins_are_silent_outside_a_repository(home, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     hooks = hermes_hooks.load(
