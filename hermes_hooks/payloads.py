@@ -20,8 +20,8 @@ HOST = "host keyword arguments"
 HERMES_WIRE = "Hermes wire JSON (what a hook reads on stdin)"
 CLAUDE_WIRE = "Claude Code wire JSON (what a hook reads on stdin)"
 
-_COMMON = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
-_HERMES_KEYS = ("hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra")
+_COMMON = wire.CLAUDE_COMMON_KEYS
+_HERMES_KEYS = wire.HERMES_WIRE_KEYS
 _PROBE = object()
 
 
@@ -76,13 +76,6 @@ def _check_event(info: EventInfo, name: Any) -> None:
         )
 
 
-def _host_tool(name: Any) -> Any:
-    for entry in wire.TOOLS.values():
-        if entry.claude == name:
-            return entry.host
-    return name
-
-
 def _from_hermes(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
     _refuse(info, [k for k in data if k not in _HERMES_KEYS], _HERMES_KEYS)
     out: dict[str, Any] = {}
@@ -117,7 +110,7 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
         known += list(info.args)
     _refuse(info, [k for k in data if k not in known], known)
     out: dict[str, Any] = {}
-    tool = _host_tool(data.get("tool_name"))
+    tool = wire.host_tool_name(data.get("tool_name"))
     if tool is not None:
         out["tool_name"] = tool
     if "tool_input" in data:

@@ -38,17 +38,22 @@ class ToolName:
     host: str
     claude: str
     args: Mapping[str, str] = field(default_factory=dict)  # host argument -> Claude Code argument
+    args_back: Mapping[str, str] = field(default_factory=dict)  # the same, read the other way
 
 
 #: Host tool name -> its Claude Code name and argument names. Arguments not listed keep their
 #: name. Extend it with :func:`map_tool`.
 TOOLS: dict[str, ToolName] = {}
+#: Claude Code tool name -> the host's, kept in step with :data:`TOOLS` by :func:`map_tool`.
+FROM_CLAUDE: dict[str, str] = {}
 
 
 def map_tool(host: str, claude: str, args: Mapping[str, str] | None = None) -> None:
     """Teach the adapter that the host's tool ``host`` is Claude Code's ``claude``; ``args`` maps
     the host's argument names to Claude Code's (e.g. ``{"path": "file_path"}``)."""
-    TOOLS[host] = ToolName(host, claude, dict(args or {}))
+    args = dict(args or {})
+    TOOLS[host] = ToolName(host, claude, args, {v: k for k, v in args.items()})
+    FROM_CLAUDE[claude] = host
 
 
 for _host, _claude, _args in (
@@ -73,6 +78,11 @@ def claude_tool_name(host: str | None) -> str | None:
     return entry.claude if entry else host
 
 
+def host_tool_name(claude: Any) -> Any:
+    """The host's name for a Claude Code tool (the name itself when there is no mapping)."""
+    return FROM_CLAUDE.get(claude, claude) if isinstance(claude, str) else claude
+
+
 def args_to_claude(host: str | None, args: Any) -> Any:
     """Host arguments renamed for Claude Code."""
     entry = TOOLS.get(host or "")
@@ -86,7 +96,7 @@ def args_from_claude(host: str | None, args: Any) -> Any:
     entry = TOOLS.get(host or "")
     if entry is None or not isinstance(args, Mapping):
         return args
-    back = {v: k for k, v in entry.args.items()}
+    back = entry.args_back
     return {back.get(k, k): v for k, v in args.items()}
 
 
@@ -122,6 +132,12 @@ def encode(payload: Mapping[str, Any]) -> bytes:
 
 
 _HERMES_TOP = ("tool_name", "args", "session_id")
+
+
+#: The keys of every Hermes payload (:func:`hermes_payload`), and the fields every Claude Code
+#: payload starts with (:func:`claude_payload`); the readers of hand-written payloads use both.
+HERMES_WIRE_KEYS = ("hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra")
+CLAUDE_COMMON_KEYS = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
 
 
 def hermes_payload(event: str, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:

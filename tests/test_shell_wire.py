@@ -44,7 +44,7 @@ def test_hermes_payload_has_exactly_the_six_keys(home: Path, tmp_path: Path) -> 
         "cwd",
         "extra",
     ]
-    assert payload["hook_event_name"] == "pre_tool_call"
+    assert tuple(payload) == wire.HERMES_WIRE_KEYS  # what payloads.py reads hand-written ones by
     assert payload["tool_input"] == {"command": "ls"}
     assert payload["session_id"] == "s1"
     assert payload["extra"] == {"task_id": "t", "tool_call_id": "c1"}
@@ -88,6 +88,7 @@ def test_claude_code_payload_for_pre_tool_use(home: Path, tmp_path: Path) -> Non
     )  # fmt: skip
     payload = json.loads(raw)
     assert payload["hook_event_name"] == "PreToolUse"
+    assert tuple(payload)[: len(wire.CLAUDE_COMMON_KEYS)] == wire.CLAUDE_COMMON_KEYS
     assert payload["tool_name"] == "Write"
     assert payload["tool_input"] == {"file_path": "a.txt", "content": "x"}
     assert payload["tool_use_id"] == "call-7"
@@ -146,8 +147,11 @@ def test_tool_mapping_is_host_extendable() -> None:
             "edits": [],
         }
         assert wire.args_from_claude("my_edit", {"file_path": "b"}) == {"target": "b"}
+        # read back by every reader of Claude Code names (payload files, transcripts to replay)
+        assert wire.host_tool_name("MultiEdit") == "my_edit"
     finally:
         del wire.TOOLS["my_edit"]
+        del wire.FROM_CLAUDE["MultiEdit"]
 
 
 def test_claude_code_updated_input_is_mapped_back(home: Path) -> None:

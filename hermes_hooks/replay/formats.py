@@ -117,8 +117,6 @@ def read_ours(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Session:
 
 # ---------------------------------------------------------------------- Claude Code
 
-_FROM_CLAUDE = {entry.claude: host for host, entry in wire.TOOLS.items()}
-
 
 def read_claude(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Session:
     """A Claude Code transcript: ``tool_use`` blocks in assistant messages are tool calls,
@@ -155,7 +153,7 @@ def read_claude(path: Path, rows: list[tuple[int, dict[str, Any]]]) -> Session:
             for block in blocks:
                 if isinstance(block, Mapping) and block.get("type") == "tool_use":
                     name = str(block.get("name") or "")
-                    host = _FROM_CLAUDE.get(name, name)
+                    host = wire.host_tool_name(name)
                     args = wire.args_from_claude(host, block.get("input") or {})
                     call = ToolCall(host, dict(args), tool_call_id=str(block.get("id") or ""))
                     turn.tool_calls.append(call)
