@@ -130,6 +130,15 @@ def test_claude_decision_block_reads_the_same_on_every_blocking_event(event, dec
         assert "message" in answer_type.incomplete({"decision": decision})
 
 
+@pytest.mark.parametrize("decision", ["deny", " Deny", "block"])
+def test_a_permission_deny_without_a_reason_is_explained_however_it_is_cased(decision):
+    answer_type = events()["pre_tool_call"].answer
+    raw = {"hookSpecificOutput": {"permissionDecision": decision}}
+    assert answer_type.normalise(raw, "s") is None  # from Python: no message, no block
+    assert "message" in answer_type.incomplete(raw)  # ... and the reason is said
+    assert answer_type.normalise(raw, "s", "blocked by shell hook s").action == "block"
+
+
 @pytest.mark.parametrize("event", ["pre_tool_call", "user_prompt_submit"])
 def test_the_same_context_twice_in_one_answer_is_given_once(event):
     raw = {"context": "note", "hookSpecificOutput": {"additionalContext": "note"}}

@@ -181,7 +181,10 @@ class ToolAnswers(AnswerType):
         blocks = (
             action == "block"
             or says_block(m)
-            or first(spec, "permissionDecision", "permission_decision") == "deny"
+            or _PERMISSION.get(
+                str(first(spec, "permissionDecision", "permission_decision") or "").strip().lower()
+            )
+            == "block"
             or m.get("continue") is False
         )
         if blocks:
