@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from .approvals import Ask, Consent, question, revoke, tty_prompt
 from .config import load_entries, read_settings_file
 from .environment import parse_env_file
-from .execution import Recorder, Run, combine, plain
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from .runs import Recorder, Run, combine, plain
 from .source import ShellHooks
 
 if TYPE_CHECKING:

@@ -10,15 +10,13 @@ what each hook did while the event goes through the runtime's own dispatcher.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hashlib
 import logging
 import os
 import re
 import shlex
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,79 +26,17 @@ from hermes_hooks.catalogue import EventInfo
 from .approvals import Approvals
 from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
+from .runs import RECORDER, Recorder, Run
 
 log = logging.getLogger("hermes_hooks")
 
 
-@dataclass
-class Run:
-    """One hook at one firing: whether it ran, what the process did, what its answer means."""
-
-    hook: ShellHook
-    status: str  # active / unapproved / changed
-    detail: str | None = None
-    ran: bool = False
-    outcome: process.Outcome | None = None
-    answer: wire.Answer | None = None
-    argv: list[str] = field(default_factory=list)
-    stdin: bytes = b""
-    digest: str | None = None  # the sha256 consent pinned for what ran
-
-    @property
-    def ms(self) -> float:
-        """How long the process ran, in milliseconds (0 when it did not run)."""
-        return self.outcome.elapsed * 1000 if self.outcome else 0.0
-
-    def report(self) -> dict[str, Any]:
-        """The run as plain data (what ``hermes hooks test --json`` prints for each hook)."""
-        out, answer, hook = self.outcome, self.answer, self.hook
-        return {
-            "name": hook.name,
-            "command": hook.command,
-            "matcher": hook.matcher,
-            "protocol": hook.protocol,
-            "status": self.status,
-            "detail": self.detail,
-            "ran": self.ran,
-            "stdin": wire.decode(self.stdin) if self.stdin else None,
-            "exit_code": out.returncode if out else None,
-            "elapsed_ms": round(out.elapsed * 1000, 1) if out else None,
-            "timed_out": out.timed_out if out else False,
-            "truncated": out.truncated if out else False,
-            "stdout": wire.decode(out.stdout) if out else "",
-            "stderr": wire.decode(out.stderr) if out else "",
-            "answer": plain(answer.value) if answer else None,
-            "failure": answer.failure if answer else (out.error if out else None),
-            "warning": answer.warning if answer else None,
-            "dropped": answer.dropped if answer else None,
-            "defaulted": answer.defaulted if answer else None,
-            "sha256": self.digest,
-        }
+#: Runs a batch of prepared hooks of one kind at once; outcomes in the same order.
+Transport = Callable[[Sequence[tuple[ShellHook, process.Command]]], list[process.Outcome]]
 
 
-def plain(value: Any) -> Any:
-    """A typed answer (a dataclass) as a dict without its unset fields; other values as is."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
-    return value
-
-
-@dataclass
-class Recorder:
-    """Collects the runs of the firings made while it is active."""
-
-    force: bool = False  # also run hooks that are not approved (or changed)
-    runs: list[Run] = field(default_factory=list)
-
-
-_recorder: ContextVar[Recorder | None] = ContextVar("hermes_shell_recorder", default=None)
-
-
-def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> Any:
-    """The answers of one firing, combined in config order with the event's rule (``None``
-    when no hook answered)."""
-    values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
-    return info.answer.combine(values, kwargs) if values else None
+def _processes(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
+    return process.run_many([command for _, command in batch])
 
 
 class Runner:
@@ -123,6 +59,9 @@ class Runner:
         #: ``hooks_env: minimal``: hooks get only :data:`MINIMAL_ENV` of the host's variables
         #: (plus each entry's ``env_passthrough`` and ``env``), not the whole environment.
         self.minimal = minimal
+        #: How each kind of hook runs (``ShellHook.kind``): a batch of (hook, prepared command)
+        #: in, outcomes out. ``command`` starts a process per hook per firing.
+        self.transports: dict[str, Transport] = {"command": _processes}
 
     # -------------------------------------------------------------- recording
 
@@ -132,11 +71,11 @@ class Runner:
         worker threads the async API starts from it). ``force`` also runs hooks that are not
         approved or changed."""
         recorder = Recorder(force=force)
-        token = _recorder.set(recorder)
+        token = RECORDER.set(recorder)
         try:
             yield recorder
         finally:
-            _recorder.reset(token)
+            RECORDER.reset(token)
 
     # -------------------------------------------------------------- environment
 
@@ -217,7 +156,7 @@ class Runner:
         with ``force``)."""
         if not hooks:
             return []
-        recorder = _recorder.get()
+        recorder = RECORDER.get()
         force = force or bool(recorder and recorder.force)
         cwd = resolve.current_dir()
         encoded: dict[str, bytes] = {}
@@ -237,7 +176,7 @@ class Runner:
             if command is not None:
                 commands.append(command)
                 started.append(run)
-        for run, outcome in zip(started, process.run_many(commands), strict=True):
+        for run, outcome in zip(started, self._run_batches(started, commands), strict=True):
             run.ran = True
             run.outcome = outcome
         for run in runs:
@@ -251,6 +190,43 @@ class Runner:
         if recorder is not None:
             recorder.runs.extend(runs)
         return runs
+
+    def _run_batches(
+        self, started: Sequence[Run], commands: Sequence[process.Command]
+    ) -> list[process.Outcome]:
+        """Every prepared hook run by its kind's transport, the kinds side by side (each extra
+        kind in a thread of its own); outcomes in the order of ``started``."""
+        groups: dict[str, list[int]] = {}
+        for i, run in enumerate(started):
+            groups.setdefault(run.hook.kind, []).append(i)
+        outcomes: list[process.Outcome | None] = [None] * len(started)
+
+        def batch(kind: str, indexes: list[int]) -> None:
+            transport = self.transports.get(kind)
+            if transport is None:
+                for i in indexes:
+                    outcomes[i] = process.Outcome(error=f"no runner for hooks of type {kind!r}")
+                return
+            pairs = [(started[i].hook, commands[i]) for i in indexes]
+            try:
+                results = transport(pairs)
+            except Exception as exc:  # a transport's fault stays with its hooks
+                results = [process.Outcome(error=f"{type(exc).__name__}: {exc}") for _ in pairs]
+            for i, outcome in zip(indexes, results, strict=True):
+                outcomes[i] = outcome
+
+        kinds = list(groups.items())
+        threads = [
+            threading.Thread(target=batch, args=item, name=f"hermes-hooks-{item[0]}", daemon=True)
+            for item in kinds[1:]
+        ]
+        for thread in threads:
+            thread.start()
+        if kinds:
+            batch(*kinds[0])
+        for thread in threads:
+            thread.join()
+        return [o if o is not None else process.Outcome(error="not run") for o in outcomes]
 
     def _prepare(
         self,

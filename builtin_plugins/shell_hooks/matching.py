@@ -61,6 +61,11 @@ class ShellHook:
     #: The Claude Code event the hook was configured under, when it names one: the hook hears
     #: only the occurrences that event stands for.
     occurrence: ClaudeEvent | None = None
+    #: How the hook runs: ``command`` (a process per firing) or another transport the runner
+    #: knows (:attr:`~builtin_plugins.shell_hooks.execution.Runner.transports`).
+    kind: str = "command"
+    #: The entry's settings for its kind (an http hook's url and headers, ...).
+    options: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> tuple[str, str, str | None, str]:
@@ -174,4 +179,5 @@ class ShellHook:
             "priority": self.priority,
             "origin": self.origin,
             "configured_event": self.configured_event,
+            "type": self.kind,
         }

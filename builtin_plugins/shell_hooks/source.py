@@ -25,8 +25,9 @@ from hermes_hooks.trace import summarise
 
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .environment import parse_env_file
-from .execution import Recorder, Run, Runner, combine
+from .execution import Runner
 from .matching import ShellHook
+from .runs import Recorder, Run, combine
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks

@@ -1,0 +1,86 @@
+"""One shell hook at one firing (:class:`Run`), what records the runs of a firing
+(:class:`Recorder`, for ``hermes hooks test``) and combining the answers of a firing."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from hermes_hooks import process, wire
+from hermes_hooks.catalogue import EventInfo
+
+from .matching import ShellHook
+
+
+@dataclass
+class Run:
+    """One hook at one firing: whether it ran, what the process did, what its answer means."""
+
+    hook: ShellHook
+    status: str  # active / unapproved / changed
+    detail: str | None = None
+    ran: bool = False
+    outcome: process.Outcome | None = None
+    answer: wire.Answer | None = None
+    argv: list[str] = field(default_factory=list)
+    stdin: bytes = b""
+    digest: str | None = None  # the sha256 consent pinned for what ran
+
+    @property
+    def ms(self) -> float:
+        """How long the process ran, in milliseconds (0 when it did not run)."""
+        return self.outcome.elapsed * 1000 if self.outcome else 0.0
+
+    def report(self) -> dict[str, Any]:
+        """The run as plain data (what ``hermes hooks test --json`` prints for each hook)."""
+        out, answer, hook = self.outcome, self.answer, self.hook
+        return {
+            "name": hook.name,
+            "command": hook.command,
+            "matcher": hook.matcher,
+            "protocol": hook.protocol,
+            "status": self.status,
+            "detail": self.detail,
+            "ran": self.ran,
+            "stdin": wire.decode(self.stdin) if self.stdin else None,
+            "exit_code": out.returncode if out else None,
+            "elapsed_ms": round(out.elapsed * 1000, 1) if out else None,
+            "timed_out": out.timed_out if out else False,
+            "truncated": out.truncated if out else False,
+            "stdout": wire.decode(out.stdout) if out else "",
+            "stderr": wire.decode(out.stderr) if out else "",
+            "answer": plain(answer.value) if answer else None,
+            "failure": answer.failure if answer else (out.error if out else None),
+            "warning": answer.warning if answer else None,
+            "dropped": answer.dropped if answer else None,
+            "defaulted": answer.defaulted if answer else None,
+            "sha256": self.digest,
+        }
+
+
+def plain(value: Any) -> Any:
+    """A typed answer (a dataclass) as a dict without its unset fields; other values as is."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {k: v for k, v in dataclasses.asdict(value).items() if v is not None}
+    return value
+
+
+@dataclass
+class Recorder:
+    """Collects the runs of the firings made while it is active."""
+
+    force: bool = False  # also run hooks that are not approved (or changed)
+    runs: list[Run] = field(default_factory=list)
+
+
+RECORDER: ContextVar[Recorder | None] = ContextVar("hermes_shell_recorder", default=None)
+
+
+def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> Any:
+    """The answers of one firing, combined in config order with the event's rule (``None``
+    when no hook answered)."""
+    values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
+    return info.answer.combine(values, kwargs) if values else None
