@@ -63,6 +63,11 @@ def _library(hooks: Hooks) -> bool:
     return any(hooks.config.get(name) for name in LIBRARY)
 
 
+def _max_iterations(hooks: Hooks) -> bool:
+    value = hooks.config.get("max_iterations")
+    return value is not None and value is not False
+
+
 def _http_post(hooks: Hooks) -> bool:
     return bool(hooks.config.get("http_post"))
 
@@ -82,6 +87,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "dangerous_patterns": _dangerous_patterns,
     "redact_secrets": _redact_secrets,
     "library": _library,
+    "max_iterations": _max_iterations,
     "http_post": _http_post,
     "shell_hooks": _shell_hooks,
     "required": _required,

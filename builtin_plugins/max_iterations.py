@@ -1,0 +1,131 @@
+"""The ``max_iterations`` built-in: at most N model calls in a session.
+
+Every model call is counted from ``pre_api_request`` (once per call to the provider, retries
+included), per session. Hermes' own API has no hook that can refuse a model call before it is
+made (``pre_api_request`` is observe-only), so the limit is enforced where the host asks before
+doing what would lead to the next model call: once N calls were made, every ``pre_tool_call`` of
+the session is blocked (the model reads, as the tool's result, that it must answer now without
+tools, so the loop ends at its next answer) and every further ``user_prompt_submit`` of the
+session is blocked (no new turn starts). A new session (``/new``) starts from zero.
+
+``max_iterations: 50`` in config.yaml, or ``max_iterations: {limit: 50}``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING, Any
+
+from hermes_hooks.markers import hookimpl
+from hermes_hooks.results import PromptDecision, ToolDecision
+from hermes_hooks.sources import SourceBase
+
+if TYPE_CHECKING:
+    from hermes_hooks.hooks import Hooks
+
+log = logging.getLogger("hermes_hooks")
+NAME = "builtin:max_iterations"
+#: Sessions remembered at once; the oldest is forgotten beyond this (a long-lived gateway).
+MAX_SESSIONS = 10_000
+
+
+class MaxIterations(SourceBase):
+    """Counts model calls per session; refuses tool calls and new prompts past the limit."""
+
+    EVENTS = ("pre_api_request", "pre_tool_call", "user_prompt_submit", "on_session_reset")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.calls: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def _message(self, session_id: str) -> str:
+        return (
+            f"This session reached its limit of {self.limit} model calls (max_iterations). "
+            "Do not call any more tools; give the user your answer now."
+        )
+
+    def reached(self, session_id: str | None) -> bool:
+        """Whether ``session_id`` made its ``limit`` model calls."""
+        return self.calls.get(session_id or "", 0) >= self.limit
+
+    @hookimpl(trylast=True)
+    def pre_api_request(self, session_id: str | None) -> None:
+        key = session_id or ""
+        with self._lock:
+            count = self.calls.pop(key, 0) + 1
+            self.calls[key] = count  # re-inserted: the dict's order is least recently used
+            if len(self.calls) > MAX_SESSIONS:
+                del self.calls[next(iter(self.calls))]
+        if count == self.limit + 1:
+            log.warning(
+                "max_iterations: session %r made a model call past its limit of %d (the host "
+                "made it although the built-in refused every tool call since)",
+                key,
+                self.limit,
+            )
+
+    @hookimpl(tryfirst=True)
+    def pre_tool_call(self, session_id: str | None) -> ToolDecision | None:
+        if not self.reached(session_id):
+            return None
+        return ToolDecision("block", self._message(session_id or ""), source=NAME)
+
+    @hookimpl(tryfirst=True)
+    def user_prompt_submit(self, session_id: str | None) -> PromptDecision | None:
+        if not self.reached(session_id):
+            return None
+        message = (
+            f"This session reached its limit of {self.limit} model calls (max_iterations); "
+            "start a new session (/new) to go on."
+        )
+        return PromptDecision("block", message, source=NAME)
+
+    @hookimpl(trylast=True)
+    def on_session_reset(self, old_session_id: str | None, new_session_id: str | None) -> None:
+        with self._lock:
+            self.calls.pop(old_session_id or "", None)
+            self.calls.pop(new_session_id or "", None)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "event": event,
+                "name": NAME,
+                "source": "builtin",
+                "status": "active",
+                "matcher": f"{self.limit} model calls per session",
+                "style": "builtin",
+            }
+            for event in self.EVENTS
+        ]
+
+
+def limit_of(value: Any) -> int | str:
+    """The limit ``max_iterations:`` gives, or why the value is not one."""
+    if isinstance(value, dict):
+        unknown = sorted(set(map(str, value)) - {"limit"})
+        if unknown:
+            return f"unknown key(s) {', '.join(unknown)} (the one key is 'limit')"
+        value = value.get("limit")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return f"{value!r} is not a positive whole number of model calls"
+    return value
+
+
+def setup(hooks: Hooks) -> MaxIterations | None:
+    """Active when config.yaml gives ``max_iterations: N`` (or ``{limit: N}``)."""
+    value = hooks.config.get("max_iterations")
+    if hooks.safe_mode or value is None or value is False:
+        return None
+    limit = limit_of(value)
+    if isinstance(limit, str):
+        origin = hooks.config_path or "the host's config"
+        log.warning(
+            "max_iterations in %s: %s; the built-in is off (write max_iterations: 50)",
+            origin,
+            limit,
+        )
+        return None
+    return MaxIterations(limit)
