@@ -1,5 +1,6 @@
 """Side by side with Hermes Agent 0.19, in one run: dispatch with no hook, 1 and 10 Python
-callbacks, a blocking answer in each dialect, and ``hooks list`` cold start of both CLIs.
+callbacks, a blocking answer in each dialect, 1 and 5 shell hooks (Hermes' own shell hooks run
+one after another; ours at once), and ``hooks list`` cold start of both CLIs.
 
 Usage: ``python bench/hermes.py [--quick] [--write]``. The first run makes a bench venv
 (``.bench-venv/``: hermes-agent==0.19.0 and this checkout, editable) and re-runs itself there.
@@ -131,11 +132,64 @@ def dispatch_rows(number: int, rounds: int) -> dict[str, Any]:
     return interleave(pairs, number, rounds)
 
 
+SHELL_SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{}'\n"
+
+
+def shell_rows(number: int, rounds: int) -> dict[str, Any]:
+    """1 and 5 one-shot shell hooks on ``pre_tool_call``: ours through ``hooks.pre_tool_call``
+    (started together), Hermes' through its run loop (``agent.shell_hooks`` callbacks)."""
+    from agent import shell_hooks as hs
+    from hermes_cli import plugins as hp
+
+    import hermes_hooks
+
+    folder = Path(tempfile.mkdtemp(prefix="bench-shell-"))
+    manager = hp.get_plugin_manager()
+    pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
+    for count in (1, 5):
+        scripts = []
+        for i in range(count):
+            script = folder / f"hook{count}-{i}.sh"
+            script.write_text(SHELL_SCRIPT)
+            script.chmod(0o755)
+            scripts.append(str(script))
+        home = folder / f"home{count}"
+        home.mkdir()
+        config = {"hooks": {"pre_tool_call": [{"command": c} for c in scripts]},
+                  "hooks_auto_accept": True}  # fmt: skip
+        ours = hermes_hooks.load(home, config, entry_points=False)
+        table = {"pre_tool_call": [hs._make_callback(hs.ShellHookSpec("pre_tool_call", c))
+                                   for c in scripts]}  # fmt: skip
+
+        def theirs(table: dict[str, list[Any]] = table) -> Any:
+            manager._hooks = table
+            return hp.resolve_pre_tool_block(**KW)
+
+        pairs[f"{count} shell hook{'s' if count > 1 else ''} (ms)"] = (
+            lambda ours=ours: ours.pre_tool_call(**KW),
+            theirs,
+        )
+    rows = interleave(pairs, number, rounds)
+    return {k: ((ob / 1000, om / 1000), (tb / 1000, tm / 1000))
+            for k, ((ob, om), (tb, tm)) in rows.items()}  # fmt: skip
+
+
+def compiled(env: dict[str, str]) -> None:
+    """Both sides from bytecode, as a pip-installed package runs: our editable checkout gets
+    its ``__pycache__`` written (pip compiles Hermes' files when it installs them)."""
+    folders = [ROOT / "hermes_hooks", ROOT / "builtin_plugins", ROOT / "hookspecs"]
+    site = Path(sys.executable).parent.parent / "lib"
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *map(str, folders), str(site)],
+                   env=env, capture_output=True, check=False)  # fmt: skip
+
+
 def cold_start(rounds: int) -> dict[str, Any]:
     """``hooks list`` in a fresh process: ``hermes-hooks list`` and Hermes' own ``hermes hooks
     list`` (started through its entry function, since our ``hermes`` script takes ``hooks``)."""
     home = tempfile.mkdtemp(prefix="bench-home-")
     env = {**os.environ, "HOME": home, "HERMES_HOME": home}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    compiled(env)
     bindir = Path(sys.executable).parent
     ours = [str(bindir / "hermes-hooks"), "list"]
     code = "import sys; from hermes_cli.main import main; sys.argv[0] = 'hermes'; sys.exit(main())"
@@ -178,6 +232,7 @@ def main() -> None:
     os.environ.setdefault("HERMES_HOME", tempfile.mkdtemp(prefix="bench-hermes-"))
     rounds = 3 if args.quick else 9
     rows = dispatch_rows(2000 if args.quick else 20000, rounds)
+    rows.update(shell_rows(5 if args.quick else 20, rounds))
     rows.update(cold_start(3 if args.quick else 11))
     text = render(rows, rounds)
     print(text)

@@ -119,12 +119,17 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
 
 
 @functools.lru_cache(maxsize=8)
-def _entry_points(group: str, path: tuple[str, ...]) -> tuple[Any, ...]:
-    """The entry points of ``group`` visible on ``path``: scanned once per process and path (the
-    metadata scan reads every installed distribution)."""
+def _environment(path: tuple[str, ...]) -> Any:
+    """Every entry point visible on ``path``, of every group: the metadata scan reads every
+    installed distribution, so it runs once per process and path, whatever groups are asked."""
     from importlib.metadata import entry_points
 
-    return tuple(entry_points(group=group))
+    return entry_points()
+
+
+def _entry_points(group: str, path: tuple[str, ...]) -> tuple[Any, ...]:
+    """The entry points of ``group`` visible on ``path`` (from the one scan of the path)."""
+    return tuple(_environment(path).select(group=group))
 
 
 def scan_entry_points(groups: Iterable[str] = (NATIVE_GROUP, HERMES_GROUP)) -> list[Candidate]:
@@ -220,9 +225,10 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: boo
         if staged is not None:
             prepared.append((cand, staged))
     order = sorted(range(len(prepared)), key=lambda i: -prepared[i][0].priority)
-    for i in reversed(order):
-        cand, staged = prepared[i]
-        _commit(hooks, cand, staged)
+    with hooks.manager.deferred():  # one rebuild of the dispatch plan, not one per plugin
+        for i in reversed(order):
+            cand, staged = prepared[i]
+            _commit(hooks, cand, staged)
 
 
 def _fail(hooks: Hooks, cand: Candidate, error: str) -> None:

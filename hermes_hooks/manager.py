@@ -9,12 +9,13 @@ dispatch needs to call each one (see :mod:`hermes_hooks.dispatch`).
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import logging
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import pluggy
@@ -22,48 +23,11 @@ import pluggy
 from . import catalogue
 from .catalogue import EventInfo, UnknownEvent
 from .markers import PROJECT
+from .records import PluginRecord
 
 log = logging.getLogger("hermes_hooks")
 
 Monitor = tuple[Callable[..., Any], Callable[..., Any]]
-
-
-@dataclass
-class PluginRecord:
-    """What the manager knows about one plugin, whether or not it loaded.
-
-    ``parent`` names the plugin this one belongs to (a module's ``@hookimpl`` functions
-    registered beside its ``register(ctx)`` hooks): unregistering the parent removes it too.
-    ``hook_source`` is the built-in hook source object (shell hooks, gateway hooks, ...) when
-    the plugin is one (see :mod:`hermes_hooks.sources`).
-    """
-
-    name: str
-    source: str  # builtin / entrypoint / directory / python / gateway / shell
-    status: str = "active"
-    error: str | None = None
-    path: str | None = None
-    version: str | None = None
-    distribution: str | None = None
-    fail_closed: bool = False
-    priority: int = 0
-    timeout: float | None = None
-    description: str = ""
-    manifest: dict[str, Any] = field(default_factory=dict)
-    plugin: Any = None
-    parent: str | None = None
-    hook_source: Any = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "source": self.source,
-            "status": self.status,
-            "error": self.error,
-            "path": self.path,
-            "version": self.version,
-            "distribution": self.distribution,
-        }
 
 
 @dataclass(frozen=True)
@@ -138,6 +102,8 @@ class HookManager(pluggy.PluginManager):
         #: The time limit of every in-process hook without its own (``hook_callback_timeout``).
         self.hook_timeout = hook_timeout
         self._lock = threading.RLock()
+        self._defer = 0  # inside deferred(): rebuilds wait for the end of the block
+        self._stale = False
         self.records: dict[str, PluginRecord] = {}
         self.failures: Counter[tuple[str, str]] = Counter()
         #: Answers ignored per (hook, event), and the (hook, event, reason) already reported.
@@ -342,7 +308,25 @@ class HookManager(pluggy.PluginManager):
         """Whether ``event`` (a name or an alias) has at least one hook: one set lookup."""
         return event in self.hooked
 
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        """Register many plugins with one rebuild of the plan at the end (``load()``): inside
+        the block, dispatch still sees the plan as it was before the block."""
+        with self._lock:
+            self._defer += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._defer -= 1
+                if not self._defer and self._stale:
+                    self._stale = False
+                    self._rebuild()
+
     def _rebuild(self) -> None:
+        if self._defer:
+            self._stale = True
+            return
         plans: dict[str, tuple[Impl, ...]] = {}
         for event, caller in vars(self.hook).items():
             if not isinstance(caller, pluggy.HookCaller):

@@ -616,3 +616,24 @@ def test_tracing_off_keeps_no_tracer(tmp_path, monkeypatch):
     monkeypatch.delenv("HERMES_HOOKS_TRACE", raising=False)
     monkeypatch.delenv("HERMES_HOOKS_OTEL", raising=False)
     assert Hooks(home=tmp_path).tracer is None
+
+
+def test_registrations_inside_deferred_take_effect_at_its_end():
+    from hermes_hooks.manager import HookManager
+
+    class Guard:
+        @hookimpl
+        def pre_tool_call(self, tool_name):
+            return {"action": "block", "message": "no"}
+
+    hooks = Hooks()
+    manager = hooks.manager
+    assert isinstance(manager, HookManager)
+    with manager.deferred():
+        manager.register(Guard(), "guard")
+        assert not manager.has_hook("pre_tool_call")  # the old plan, whole, until the end
+        with manager.deferred():  # nested blocks rebuild once, at the outer end
+            pass
+        assert not manager.has_hook("pre_tool_call")
+    assert manager.has_hook("pre_tool_call")
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).blocked
