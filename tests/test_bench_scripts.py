@@ -1,0 +1,41 @@
+"""The benchmark scripts run and print their tables (a smoke run: their figures are checked by
+reading docs/performance.md, never by a timed unit test)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _run(script: str, *args: str) -> str:
+    out = subprocess.run(
+        [sys.executable, str(BENCH / script), *args], capture_output=True, text=True, timeout=600
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.slow
+def test_load_bench_reports_one_scan_and_no_builtin_for_an_empty_home():
+    text = _run("load.py", "--runs", "1")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.startswith("| ")}
+    empty = [c.strip() for c in rows["empty home"].split("|")]
+    assert empty[5] == "1" and empty[6] == "none"  # one entry-point scan, no built-in imported
+    many = [c.strip() for c in rows["empty home, 1,000 installed distributions"].split("|")]
+    assert many[5] == "1"
+    shell = rows["50 shell hooks"]
+    assert "shell_hooks" in shell and "dangerous_patterns" not in shell
+
+
+@pytest.mark.slow
+def test_builtins_bench_measures_every_context_builtin_beside_a_shell_hook():
+    text = _run("builtins.py", "--rounds", "1")
+    for name in ("add_date", "add_git_status", "add_prompt_files", "dangerous_patterns",
+                 "one shell hook (pre_llm_call)"):  # fmt: skip
+        assert f"| {name} |" in text
+    assert "said nothing" not in text
