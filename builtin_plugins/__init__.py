@@ -63,6 +63,10 @@ def _library(hooks: Hooks) -> bool:
     return any(hooks.config.get(name) for name in LIBRARY)
 
 
+def _snapshot(hooks: Hooks) -> bool:
+    return bool(hooks.config.get("snapshot"))
+
+
 def _http_post(hooks: Hooks) -> bool:
     return bool(hooks.config.get("http_post"))
 
@@ -83,6 +87,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "redact_secrets": _redact_secrets,
     "library": _library,
     "http_post": _http_post,
+    "snapshot": _snapshot,
     "shell_hooks": _shell_hooks,
     "required": _required,
 }

@@ -35,6 +35,7 @@ TOP_LEVEL = (
     "dangerous_patterns",
     "redact_secrets",
     "http_post",
+    "snapshot",
     "allowed_http_hook_urls",
     "allowed_env_vars",
     *LIBRARY,
