@@ -31,7 +31,7 @@ from hermes_hooks.shadow import (
     data_dir,
     toplevel,
 )
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, report
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -52,6 +52,7 @@ class Snapshots(SourceBase):
             if key not in ARGS:
                 log.warning("snapshot: unknown argument %r in config.yaml; ignored (accepted: %s)",
                             key, ", ".join(ARGS))  # fmt: skip
+        self.hooks = hooks
         self.max_file_bytes = int(options.get("max_file_bytes", MAX_FILE_BYTES))
         self.root = data_dir()
         self.shadows: dict[Path, Shadow] = {}
@@ -74,6 +75,7 @@ class Snapshots(SourceBase):
         @hookimpl(trylast=True)
         def impl(**kwargs: Any) -> None:
             self.take(info.name, kwargs)
+            report(self.hooks, info.name, NAME, None, kwargs)  # seen by `hermes hooks test`
 
         impl.__name__ = impl.__qualname__ = f"snapshot.{info.name}"
         return impl
