@@ -136,6 +136,8 @@ class Shadow:
         key = hashlib.sha256(str(self.repo).encode()).hexdigest()[:16]
         self.git_dir = (root or data_dir()) / "snapshots" / key
         self.index = self.git_dir / "index"
+        self._excludes: str | None = None  # the real repo's core.excludesFile, once read
+        self._exclude_source: Path | None = None  # and its info/exclude
 
     @property
     def exists(self) -> bool:
@@ -162,7 +164,7 @@ class Shadow:
     def _config(self) -> list[str]:
         # The real repo's core.excludesFile (its own config or the user's), which git would not
         # read through the shadow's config; unset, git's default global ignore file applies.
-        value = getattr(self, "_excludes", None)
+        value = self._excludes
         if value is None:
             try:
                 value = git("config", "--path", "--get", "core.excludesFile", cwd=self.repo).strip()
@@ -175,11 +177,14 @@ class Shadow:
         """Create the shadow repository (once) and copy the real repo's ``info/exclude``."""
         if not self.exists:
             self.git_dir.mkdir(parents=True, exist_ok=True)
+            self.git_dir.chmod(0o700)  # it holds copies of the user's files
             git("init", "--bare", "--quiet", str(self.git_dir), env=_env())
             git("--git-dir", str(self.git_dir), "config", "core.bare", "false", env=_env())
             (self.git_dir / "hermes-repo").write_text(str(self.repo) + "\n", encoding="utf-8")
-        real = git("rev-parse", "--git-path", "info/exclude", cwd=self.repo).strip()
-        source = self.repo / real
+        source = self._exclude_source
+        if source is None:
+            real = git("rev-parse", "--git-path", "info/exclude", cwd=self.repo).strip()
+            source = self._exclude_source = self.repo / real
         text = source.read_text(encoding="utf-8", errors="replace") if source.is_file() else ""
         target = self.git_dir / "info" / "exclude"
         if not target.is_file() or target.read_text(encoding="utf-8", errors="replace") != text:
@@ -200,11 +205,14 @@ class Shadow:
 
     def stage(self, index: Path, max_file_bytes: int) -> tuple[str, list[str]]:
         """Bring ``index`` up to the work tree (ignore rules honoured; files neither in it nor
-        tracked by the real repo and over ``max_file_bytes`` left out): its tree and the
-        paths left out."""
+        tracked by the real repo and over ``max_file_bytes`` left out, and repositories nested
+        in the work tree, which are their own): its tree and the big files left out."""
         others = self.git("ls-files", "-z", "--others", "--exclude-standard", index=index)
-        big = []
+        big, nested = [], []
         for path in filter(None, others.split("\0")):
+            if path.endswith("/"):  # a repository inside the work tree (a clone, a submodule)
+                nested.append(path.rstrip("/"))
+                continue
             try:
                 size = os.lstat(self.repo / path).st_size
             except OSError:
@@ -214,7 +222,7 @@ class Shadow:
         if big:
             tracked = self._tracked()
             big = [p for p in big if p not in tracked]
-        specs = ["."] + [f":(exclude,literal){p}" for p in big]
+        specs = ["."] + [f":(exclude,literal){p}" for p in big + nested]
         self.git(
             "add", "--all", "--pathspec-from-file=-", "--pathspec-file-nul",
             index=index, stdin="\0".join(specs),
@@ -223,8 +231,10 @@ class Shadow:
 
     def commit(self, tree: str, fields: dict[str, str]) -> str | None:
         """A snapshot of ``tree`` on top of the last one, or ``None`` if it is the same tree."""
-        parent = self.last()
-        if parent and self.git("rev-parse", f"{parent}^{{tree}}").strip() == tree:
+        # the newest snapshot and its tree; nothing at all before the first snapshot
+        newest = self.git("for-each-ref", "--format=%(objectname) %(tree)", REF).split()
+        parent, last_tree = newest if len(newest) == 2 else ("", "")
+        if last_tree == tree:
             return None
         title = " ".join(v for k in ("event", "tool") if (v := fields.get(k)))
         body = "".join(f"{k}: {fields[k]}\n" for k in FIELDS if fields.get(k))

@@ -138,6 +138,16 @@ def test_new_files_over_the_limit_are_skipped_tracked_ones_kept(home, repo):
     assert "medium.bin" not in tree(repo, newest.id) and "tracked.bin" in tree(repo, newest.id)
 
 
+def test_repositories_nested_in_the_work_tree_are_left_out(home, repo, data):
+    git(repo, "init", "-q", "fresh-clone")  # no commit checked out: `git add` would refuse it
+    (repo / "fresh-clone" / "readme").write_text("theirs\n")
+    (repo / "mine.txt").write_text("mine\n")
+    load(home).pre_llm_call(session_id="s", user_message="hi", is_first_turn=True)
+    [snap] = Shadow(repo).snapshots()
+    assert tree(repo, snap.id) == {".gitignore", "a.txt", "b.txt", "mine.txt"}
+    assert oct(Shadow(repo).git_dir.stat().st_mode & 0o777) == "0o700"
+
+
 def test_the_real_git_directory_is_never_written(home, repo):
     before = fingerprint(repo / ".git")
     hooks = load(home)
