@@ -68,6 +68,10 @@ def _max_iterations(hooks: Hooks) -> bool:
     return value is not None and value is not False
 
 
+def _snapshot(hooks: Hooks) -> bool:
+    return bool(hooks.config.get("snapshot"))
+
+
 def _http_post(hooks: Hooks) -> bool:
     return bool(hooks.config.get("http_post"))
 
@@ -89,6 +93,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "library": _library,
     "max_iterations": _max_iterations,
     "http_post": _http_post,
+    "snapshot": _snapshot,
     "shell_hooks": _shell_hooks,
     "required": _required,
 }

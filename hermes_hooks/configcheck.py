@@ -35,6 +35,8 @@ TOP_LEVEL = (
     "dangerous_patterns",
     "redact_secrets",
     "http_post",
+    "snapshot",
+    "max_iterations",
     "allowed_http_hook_urls",
     "allowed_env_vars",
     *LIBRARY,

@@ -4,7 +4,7 @@ This module holds the group, the options every command shares and the two consol
 Commands live in their own modules and are imported only when run, so ``--help`` stays fast:
 :mod:`.listing` (``list``, ``events``), :mod:`.shell` (``test``, ``approve``, ``revoke``,
 ``doctor``), :mod:`.plugins` (``install``, ``uninstall``), :mod:`.scaffold` (``new``,
-``new-hook``). Every command works when a plugin is broken: this is the recovery tool.
+``new-hook``), :mod:`.snapshots` (``snapshots``, ``restore``). Every command works when a plugin is broken: this is the recovery tool.
 """
 
 from __future__ import annotations
@@ -65,6 +65,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "hermes_hooks.cli.replay",
         "replay_cmd",
         "Drive a recorded session through the hooks and show what they decided.",
+    ),
+    "snapshots": (
+        "hermes_hooks.cli.snapshots",
+        "snapshots_cmd",
+        "List the work-tree snapshots of a repository (the snapshot built-in).",
+    ),
+    "restore": (
+        "hermes_hooks.cli.snapshots",
+        "restore_cmd",
+        "Restore a work-tree snapshot (shows what changes; asks first).",
     ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",

@@ -1,0 +1,128 @@
+"""``hermes hooks snapshots`` and ``hermes hooks restore ID``: the work-tree snapshots the
+``snapshot`` built-in records (:mod:`hermes_hooks.shadow`).
+
+Both work on the git repository containing ``--repo`` (default: the current directory). A
+restore shows every file it will overwrite, create or delete and asks first; without a terminal
+it needs ``--yes``. It never touches the real repository's index, HEAD or anything in ``.git``,
+and it records the work tree as it was before (event ``restore``) so a restore can be undone.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from . import _logging
+from .listing import print_table
+
+if TYPE_CHECKING:
+    from ..shadow import Shadow
+
+#: How many paths of each kind a restore shows before "… and N more".
+SHOWN = 50
+
+
+def _shadow(repo: str | None) -> Shadow:
+    from ..shadow import GitMissing, Shadow, toplevel
+
+    where = Path(repo or ".").resolve()
+    try:
+        top = toplevel(where)
+    except GitMissing as exc:
+        raise click.ClickException(str(exc)) from exc
+    if top is None:
+        raise click.ClickException(
+            f"{where} is not in a git work tree; snapshots are kept per repository "
+            "(run this inside one, or pass --repo PATH)"
+        )
+    return Shadow(top)
+
+
+def _when(stamp: int) -> str:
+    return datetime.fromtimestamp(stamp).astimezone().strftime("%Y-%m-%d %H:%M:%S")
+
+
+@click.command("snapshots")
+@click.option("--json", "as_json", is_flag=True, help="Print the snapshots as JSON.")
+@click.option("--repo", type=click.Path(file_okay=False), help="The repository (default: cwd).")
+def snapshots_cmd(as_json: bool, repo: str | None) -> None:
+    """List the snapshots of a repository, newest first: id, time, event, session, tool and
+    how many files each changed (turn them on with `snapshot: true` in config.yaml)."""
+    _logging()
+    from ..shadow import GitMissing, SnapshotError
+
+    shadow = _shadow(repo)
+    try:
+        found = shadow.snapshots()
+    except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
+        raise click.ClickException(f"cannot read {shadow.git_dir}: {exc}") from exc
+    if as_json:
+        click.echo(json.dumps([s.as_dict() for s in found], indent=2))
+        return
+    if not found:
+        click.echo(f"No snapshots of {shadow.repo} yet (`snapshot: true` in config.yaml "
+                   "records them).")  # fmt: skip
+        return
+    click.echo(f"Snapshots of {shadow.repo} (kept in {shadow.git_dir}):")
+    print_table(
+        ["ID", "TIME", "EVENT", "SESSION", "TOOL", "FILES CHANGED"],
+        [[s.id[:12], _when(s.time), s.fields.get("event"), s.fields.get("session"),
+          s.fields.get("tool"), s.files_changed] for s in found],
+    )  # fmt: skip
+
+
+def _show(verb: str, paths: list[str]) -> None:
+    for path in paths[:SHOWN]:
+        click.echo(f"  {verb:<10}{path}", err=True)
+    if len(paths) > SHOWN:
+        click.echo(f"  … and {len(paths) - SHOWN} more to {verb.strip()}", err=True)
+
+
+@click.command("restore")
+@click.argument("snapshot_id", metavar="ID")
+@click.option("--yes", "-y", is_flag=True, help="Restore without asking.")
+@click.option("--repo", type=click.Path(file_okay=False), help="The repository (default: cwd).")
+def restore_cmd(snapshot_id: str, yes: bool, repo: str | None) -> None:
+    """Put the work tree back as snapshot ID recorded it: files changed since are overwritten,
+    files deleted since come back, files created since are deleted (ignored files and new
+    files over the size limit are left alone). Shows what will change and asks first."""
+    _logging()
+    from ..shadow import GitMissing, SnapshotError
+
+    shadow = _shadow(repo)
+    try:
+        plan = shadow.plan(snapshot_id)
+    except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
+        raise click.ClickException(str(exc)) from exc
+    if plan.empty:
+        click.echo(f"{shadow.repo} already matches snapshot {plan.target[:12]}; nothing to do.")
+        return
+    click.echo(f"Restoring snapshot {plan.target[:12]} into {shadow.repo} will:", err=True)
+    _show("overwrite", plan.overwrite)
+    _show("create", plan.create)
+    _show("delete", plan.delete)
+    if not yes:
+        if not (sys.stdin.isatty() and sys.stderr.isatty()):
+            raise click.ClickException(
+                "not restoring: no terminal to ask on; pass --yes to restore without asking"
+            )
+        if not click.confirm("Restore?", default=False, err=True):
+            click.echo("Not restored.", err=True)
+            sys.exit(1)
+    try:
+        before = shadow.restore(plan)
+    except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
+        raise click.ClickException(f"restore failed part-way: {exc}") from exc
+    click.echo(
+        f"Restored snapshot {plan.target[:12]}: {len(plan.overwrite)} overwritten, "
+        f"{len(plan.create)} created, {len(plan.delete)} deleted."
+    )
+    if before:
+        click.echo(f"The work tree as it was is snapshot {before[:12]} "
+                   f"(`hermes hooks restore {before[:12]}` undoes this).")  # fmt: skip
