@@ -4,8 +4,9 @@ Usage: ``python bench/builtins.py [--rounds N] [--write]``. In a temporary git r
 few files and commits, each context built-in alone answers ``pre_llm_call`` (as a first turn, so
 the once-per-session ones speak too); the comparison row is one minimal shell hook on the same
 event that prints a line of context (the least a hook of one's own costs: a process). The guards
-(``dangerous_patterns`` with every shipped rule group on, ``redact_secrets``) answer
-``pre_tool_call`` beside a shell hook on that event. Rows are measured alternately in one run; the figure is the median of the rounds.
+(``dangerous_patterns`` with every shipped rule group on, ``redact_secrets``) and ``snapshot``
+(an unchanged tree after the first call) answer ``pre_tool_call`` beside a shell hook on that
+event. Rows are measured alternately in one run; the figure is the median of the rounds.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ CONTEXT = (
     "add_git_diff",
     "add_recent_commits",
 )
-GUARDS = ("dangerous_patterns", "redact_secrets")
+GUARDS = ("dangerous_patterns", "redact_secrets", "snapshot")
 TOOL = {"tool_name": "terminal", "args": {"command": "ls -la"}, "session_id": "s"}
 TURN = {"session_id": "s", "user_message": "hi", "is_first_turn": True}
 
@@ -82,6 +83,7 @@ def main() -> None:
     import hermes_hooks
 
     root = Path(tempfile.mkdtemp(prefix="bench-builtins-"))
+    os.environ["HERMES_HOOKS_DATA_DIR"] = str(root / "data")  # snapshots stay in the temp dir
     os.chdir(repo(root))
     scripts = {
         "pre_llm_call": shell_hook(root, "context.sh", "one line of context"),
@@ -91,6 +93,7 @@ def main() -> None:
         "dangerous_patterns": {"enable_groups": ["cloud", "infrastructure", "package-managers",
                                                  "backups"]},
         "redact_secrets": True,
+        "snapshot": True,
     }  # fmt: skip
     rows: dict[str, tuple[Callable[[], Any], int, str]] = {}
     for name in CONTEXT:
@@ -103,7 +106,8 @@ def main() -> None:
         home = root / f"home-{name}"
         home.mkdir()
         hooks = hermes_hooks.load(home, {name: settings[name]}, entry_points=False)
-        rows[name] = (lambda h=hooks: h.pre_tool_call(**TOOL), 2000, "pre_tool_call")
+        number = 20 if name == "snapshot" else 2000
+        rows[name] = (lambda h=hooks: h.pre_tool_call(**TOOL), number, "pre_tool_call")
     for event, kwargs in (("pre_llm_call", TURN), ("pre_tool_call", TOOL)):
         home = root / f"home-shell-{event}"
         home.mkdir()
