@@ -211,7 +211,7 @@ class ShellHooks(SourceBase):
                 f"{run.status}: {run.detail}"
             )
             fix = (
-                hook.approve_command
+                hook.remedy
                 if not run.ran
                 else "fix it, then check with `hermes hooks doctor`"
             )
@@ -372,4 +372,4 @@ def _not_run(run: Run) -> str:
     already names its own: ``approve --unpinned``)."""
     if run.status == "unpinned":
         return run.detail or run.status
-    return f"{run.detail or run.status}; approve it: {run.hook.approve_command}"
+    return f"{run.detail or run.status}; {run.hook.remedy}"
