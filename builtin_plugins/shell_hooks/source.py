@@ -210,11 +210,7 @@ class ShellHooks(SourceBase):
             why = (answer.failure if answer is not None and answer.failure else None) or (
                 f"{run.status}: {run.detail}"
             )
-            fix = (
-                hook.remedy
-                if not run.ran
-                else "fix it, then check with `hermes hooks doctor`"
-            )
+            fix = hook.remedy if not run.ran else "fix it, then check with `hermes hooks doctor`"
             message = (
                 f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
                 f"({why}); {fix}"
