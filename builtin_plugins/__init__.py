@@ -6,6 +6,10 @@ when it has nothing to contribute); one that is a :class:`hermes_hooks.sources.H
 registered as a hook source. ``hooks`` is the :class:`hermes_hooks.Hooks` being loaded; a
 built-in reads ``hooks.config`` and ``hooks.home`` from it.
 
+A built-in is switched on by its top-level key in config.yaml or by ``{type: builtin, name:
+NAME}`` entries under ``hooks:``; :mod:`.switches` reads both, and each built-in reads its
+arguments from there.
+
 Next to each name, a cheap test of whether the home or config gives the source anything to do:
 when it says no, the module is not even imported (a host without shell hooks pays nothing for
 the shell adapter, ``asyncio`` or the process code). ``setup`` still has the last word.
@@ -15,6 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from .switches import value
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -38,11 +44,11 @@ def _shell_hooks(hooks: Hooks) -> bool:
 
 
 def _dangerous_patterns(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("dangerous_patterns"))
+    return bool(value(hooks, "dangerous_patterns"))
 
 
 def _redact_secrets(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("redact_secrets"))
+    return bool(value(hooks, "redact_secrets"))
 
 
 #: The library's one-line switches (builtin_plugins/library.py keeps the same list).
@@ -60,11 +66,11 @@ LIBRARY = (
 
 
 def _library(hooks: Hooks) -> bool:
-    return any(hooks.config.get(name) for name in LIBRARY)
+    return any(value(hooks, name) for name in LIBRARY)
 
 
 def _http_post(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("http_post"))
+    return bool(value(hooks, "http_post"))
 
 
 def _required(hooks: Hooks) -> bool:

@@ -10,6 +10,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.http import fill_headers, post_json, url_allowed
 from hermes_hooks.markers import hookimpl
@@ -75,13 +77,17 @@ class HttpPost(SourceBase):
 
 
 def setup(hooks: Hooks) -> HttpPost | None:
-    """Active when config.yaml has ``http_post: {url: ...}`` and the URL is allowed."""
-    options = hooks.config.get("http_post")
+    """Active when config.yaml has ``http_post: {url: ...}`` (or ``{type: builtin, name:
+    http_post, args: {url: ...}}`` entries under the events to post) and the URL is allowed."""
+    options = switches.value(hooks, "http_post")
     if hooks.safe_mode or not options:
         return None
     if not isinstance(options, dict) or not isinstance(options.get("url"), str):
         log.warning("http_post: expected {url: ..., events: [...]}; off")
         return None
+    chosen = switches.events(hooks, "http_post")
+    if chosen is not None:  # hooks: entries put it on these events
+        options = {**options, "events": chosen}
     if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
         log.warning(
             "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "
