@@ -17,13 +17,30 @@ the shell adapter, ``asyncio`` or the process code). ``setup`` still has the las
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
-
-from .switches import value
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
+
+
+def value(hooks: Hooks, name: str) -> Any:
+    """What switches the built-in ``name`` on (:func:`.switches.value`), without importing
+    :mod:`.switches` when no ``hooks:`` entry is a ``type: builtin`` one."""
+    config: Any = hooks.config
+    if config.get(name):
+        return config[name]
+    block = config.get("hooks")
+    if not isinstance(block, Mapping) or not any(
+        isinstance(e, Mapping) and e.get("type") == "builtin"
+        for entries in block.values()
+        if isinstance(entries, list)
+        for e in entries
+    ):
+        return None
+    from .switches import value as switched
+
+    return switched(hooks, name)
 
 
 def _gateway_hooks(hooks: Hooks) -> bool:
