@@ -149,3 +149,27 @@ def test_template_language():
     assert template.check("{{ tool_input.command }} {{ json(x) }}") == []
     problems = template.check("{{ __import__('os') }} {{ truncate(x) }}")
     assert len(problems) == 2 and "truncate takes" in problems[1]
+
+
+def test_hooks_test_fires_a_judge_and_doctor_names_a_missing_model(home, llm):
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hoist_global_options, hooks_group
+
+    def cli(*args: str) -> tuple[int, str]:
+        argv = hoist_global_options(["--home", str(home), *args])
+        result = CliRunner().invoke(hooks_group, argv)
+        return result.exit_code, result.output
+
+    llm.script = [("reply", '{"decision": "deny", "reason": "judged"}')]
+    nameless = {"type": "prompt", "prompt": "ok?", "name": "modelless"}
+    write_config(home, {"hooks": {"pre_tool_call": [JUDGE], "pre_llm_call": [nameless]}})
+    payload = home / "p.json"
+    payload.write_text(json.dumps({"tool_name": "terminal", "args": {"command": "rm -rf /"}}))
+    code, out = cli("test", "pre_tool_call", "--payload-file", str(payload), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["hooks"][0]["ran"] and doc["hooks"][0]["exit_code"] == 2
+    assert doc["result"]["action"] == "block" and doc["result"]["message"] == "judged"
+    code, out = cli("list", "--json")
+    [row] = [r for r in json.loads(out) if r["name"] == "modelless"]
+    assert row["type"] == "prompt" and row["status"] == "failed" and "no model" in row["error"]

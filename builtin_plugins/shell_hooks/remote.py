@@ -102,8 +102,9 @@ def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[proces
 def send(hook: ShellHook, command: process.Command) -> process.Outcome:
     """One POST, as the outcome of a process: the body is stdout."""
     options = hook.options
-    env = command.env if command.env is not None else os.environ
-    headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], env)
+    # From the host's environment: the variables are named explicitly, so `hooks_env: minimal`
+    # (which trims what a process inherits) does not hide them.
+    headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
     started = time.monotonic()
     reply = http.post(
         options["url"], command.stdin, timeout=command.timeout, headers=headers, cap=command.cap
