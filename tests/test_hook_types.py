@@ -99,9 +99,12 @@ def test_a_failing_service_is_an_error_naming_the_status(home, service, caplog):
     guard = {"type": "http", "url": f"{service.url}/down", "fail_closed": True, "name": "guard"}
     allowed = [f"{service.url}/*"]
     with caplog.at_level(logging.WARNING, "hermes_hooks"):
-        hooks = load(home, hooks={"pre_tool_call": [down]}, allowed_http_hook_urls=allowed)
+        hooks = load(home, hooks={"pre_tool_call": [down]}, allowed_http_hook_urls=allowed,
+                     trace_file="trace.jsonl")  # fmt: skip
         assert hooks.pre_tool_call(**LS).action is None  # fail open
     assert "HTTP 503" in caplog.text and "maintenance" in caplog.text
+    traced = [json.loads(line) for line in (home / "trace.jsonl").read_text().splitlines()]
+    assert any(t.get("hook") == down["url"] and t.get("outcome") == "failed" for t in traced)
     hooks = load(home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=allowed)
     decision = hooks.pre_tool_call(**LS)
     assert decision.action == "block" and "HTTP 503" in decision.message
@@ -150,3 +153,23 @@ def test_hooks_list_and_test_show_and_fire_http_hooks(home, service):
     [hook] = doc["hooks"]
     assert code == 0 and hook["ran"] and hook["exit_code"] == 0
     assert doc["result"]["action"] == "block" and doc["result"]["message"] == "policy: no rm"
+
+
+def test_malformed_entries_are_reported_with_file_and_entry(home, caplog):
+    entries = [{"type": "htpp", "url": "http://127.0.0.1:9/"},
+               {"type": "http", "headers": {"A": "b"}},
+               {"type": "http", "url": "ftp://example.com/x"},
+               {"type": "http", "url": "http://127.0.0.1:9/", "command": "true"},
+               {"type": "prompt", "model": "m", "prompt": "{{ open('x') }}"}]  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        load(
+            home, hooks={"pre_tool_call": entries}, allowed_http_hook_urls=["http://127.0.0.1:9/*"]
+        )
+    where = f"hooks.pre_tool_call[%d] in {home / 'config.yaml'}"
+    assert f"{where % 0}: unknown hook type 'htpp' (did you mean 'http'?)" in caplog.text
+    assert f"{where % 1}: an http hook needs a 'url'" in caplog.text
+    assert (
+        f"{where % 2}: url 'ftp://example.com/x' is not an http:// or https:// URL" in caplog.text
+    )
+    assert f"{where % 3}: unknown key 'command' for a hook of type 'http'" in caplog.text
+    assert f"{where % 4}: prompt placeholder " in caplog.text

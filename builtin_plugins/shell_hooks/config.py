@@ -152,7 +152,7 @@ class Reader:
             if key not in accepted:
                 guess = catalogue.suggest(str(key), accepted)
                 hint = f" (did you mean {guess!r}?)" if guess else ""
-                typed = f" for a {kind} hook" if kind != "command" else ""
+                typed = f" for a hook of type {kind!r}" if kind != "command" else ""
                 self.warn(f"{where}: unknown key {key!r}{typed}{hint}; ignored")
         if kind != "command":
             self.typed(kind, info, name, index, raw, where, origin, default_protocol, plugin_root)

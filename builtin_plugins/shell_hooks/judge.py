@@ -207,6 +207,7 @@ def content(body: bytes) -> str:
 def first_object(text: str) -> dict[str, Any] | None:
     """The first JSON object in ``text`` (the whole text, a fenced block, or embedded)."""
     decoder = json.JSONDecoder()
+    text = text[:65536]  # a verdict is short; a huge reply is not searched through
     for match in re.finditer(r"\{", text):
         try:
             value, _ = decoder.raw_decode(text, match.start())
