@@ -6,6 +6,10 @@ when it has nothing to contribute); one that is a :class:`hermes_hooks.sources.H
 registered as a hook source. ``hooks`` is the :class:`hermes_hooks.Hooks` being loaded; a
 built-in reads ``hooks.config`` and ``hooks.home`` from it.
 
+A built-in is switched on by its top-level key in config.yaml or by ``{type: builtin, name:
+NAME}`` entries under ``hooks:``; :mod:`.switches` reads both, and each built-in reads its
+arguments from there.
+
 Next to each name, a cheap test of whether the home or config gives the source anything to do:
 when it says no, the module is not even imported (a host without shell hooks pays nothing for
 the shell adapter, ``asyncio`` or the process code). ``setup`` still has the last word.
@@ -13,11 +17,30 @@ the shell adapter, ``asyncio`` or the process code). ``setup`` still has the las
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
+
+
+def value(hooks: Hooks, name: str) -> Any:
+    """What switches the built-in ``name`` on (:func:`.switches.value`), without importing
+    :mod:`.switches` when no ``hooks:`` entry is a ``type: builtin`` one."""
+    config: Any = hooks.config
+    if config.get(name):
+        return config[name]
+    block = config.get("hooks")
+    if not isinstance(block, Mapping) or not any(
+        isinstance(e, Mapping) and e.get("type") == "builtin"
+        for entries in block.values()
+        if isinstance(entries, list)
+        for e in entries
+    ):
+        return None
+    from .switches import value as switched
+
+    return switched(hooks, name)
 
 
 def _gateway_hooks(hooks: Hooks) -> bool:
@@ -38,11 +61,11 @@ def _shell_hooks(hooks: Hooks) -> bool:
 
 
 def _dangerous_patterns(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("dangerous_patterns"))
+    return bool(value(hooks, "dangerous_patterns"))
 
 
 def _redact_secrets(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("redact_secrets"))
+    return bool(value(hooks, "redact_secrets"))
 
 
 #: The library's one-line switches (builtin_plugins/library.py keeps the same list).
@@ -60,20 +83,20 @@ LIBRARY = (
 
 
 def _library(hooks: Hooks) -> bool:
-    return any(hooks.config.get(name) for name in LIBRARY)
+    return any(value(hooks, name) for name in LIBRARY)
 
 
 def _max_iterations(hooks: Hooks) -> bool:
-    value = hooks.config.get("max_iterations")
-    return value is not None and value is not False
+    given = hooks.config.get("max_iterations")  # 0 too: a bad limit is reported, not ignored
+    return (given is not None and given is not False) or bool(value(hooks, "max_iterations"))
 
 
 def _snapshot(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("snapshot"))
+    return bool(value(hooks, "snapshot"))
 
 
 def _http_post(hooks: Hooks) -> bool:
-    return bool(hooks.config.get("http_post"))
+    return bool(value(hooks, "http_post"))
 
 
 def _required(hooks: Hooks) -> bool:

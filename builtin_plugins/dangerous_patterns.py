@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
+from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.consent import file_sha256
 from hermes_hooks.markers import hookimpl
@@ -250,7 +251,7 @@ class DangerousPatterns(SourceBase):
 
 def setup(hooks: Hooks) -> DangerousPatterns | None:
     """Active when config.yaml says ``dangerous_patterns: true`` (or gives its options)."""
-    options = hooks.config.get("dangerous_patterns")
+    options = switches.value(hooks, "dangerous_patterns")
     if hooks.safe_mode or not options:
         return None
     return DangerousPatterns(hooks, options if isinstance(options, dict) else {})

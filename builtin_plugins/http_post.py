@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import post_json, url_allowed
+from hermes_hooks.http import fill_headers, post_json, url_allowed
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
@@ -25,18 +26,13 @@ NAME = "builtin:http_post"
 
 def _headers(raw: Any, allowed: Any) -> dict[str, str]:
     """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``."""
-    names = set(map(str, allowed)) if isinstance(allowed, list) else set()
-
-    def fill(match: re.Match[str]) -> str:
-        name = match.group(1) or match.group(2)
-        if name not in names:
-            log.warning("http_post: $%s is not in allowed_env_vars; left empty", name)
-            return ""
-        return os.environ.get(name, "")
-
     if not isinstance(raw, dict):
         return {}
-    return {str(k): re.sub(r"\$\{(\w+)\}|\$(\w+)", fill, str(v)) for k, v in raw.items()}
+    names = [str(n) for n in allowed] if isinstance(allowed, list) else []
+    headers, refused = fill_headers(raw, names, os.environ)
+    for name in refused:
+        log.warning("http_post: $%s is not in allowed_env_vars; left empty", name)
+    return headers
 
 
 class HttpPost(SourceBase):
@@ -81,13 +77,17 @@ class HttpPost(SourceBase):
 
 
 def setup(hooks: Hooks) -> HttpPost | None:
-    """Active when config.yaml has ``http_post: {url: ...}`` and the URL is allowed."""
-    options = hooks.config.get("http_post")
+    """Active when config.yaml has ``http_post: {url: ...}`` (or ``{type: builtin, name:
+    http_post, args: {url: ...}}`` entries under the events to post) and the URL is allowed."""
+    options = switches.value(hooks, "http_post")
     if hooks.safe_mode or not options:
         return None
     if not isinstance(options, dict) or not isinstance(options.get("url"), str):
         log.warning("http_post: expected {url: ..., events: [...]}; off")
         return None
+    chosen = switches.events(hooks, "http_post")
+    if chosen is not None:  # hooks: entries put it on these events
+        options = {**options, "events": chosen}
     if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
         log.warning(
             "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "

@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import LIBRARY
+from hermes_hooks.builtin_plugins import LIBRARY, switches
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
@@ -218,19 +218,20 @@ class Library(SourceBase):
         ]
 
 
-def chosen_builtins(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The library built-ins config.yaml turns on, each with its options."""
+def chosen_builtins(hooks: Hooks) -> dict[str, dict[str, Any]]:
+    """The library built-ins the config turns on (top-level keys or ``type: builtin`` entries),
+    each with its options."""
     out = {}
     for name in NAMES:
-        value = config.get(name)
+        value = switches.value(hooks, name)
         if value:
             out[name] = value if isinstance(value, dict) else {}
     return out
 
 
 def setup(hooks: Hooks) -> Library | None:
-    """The library, when config.yaml turns on at least one of its built-ins."""
-    chosen = chosen_builtins(hooks.config)
+    """The library, when the config turns on at least one of its built-ins."""
+    chosen = chosen_builtins(hooks)
     if hooks.safe_mode or not chosen:
         return None
     return Library(hooks, chosen)

@@ -8,7 +8,9 @@ the session is blocked (the model reads, as the tool's result, that it must answ
 tools, so the loop ends at its next answer) and every further ``user_prompt_submit`` of the
 session is blocked (no new turn starts). A new session (``/new``) starts from zero.
 
-``max_iterations: 50`` in config.yaml, or ``max_iterations: {limit: 50}``.
+``max_iterations: 50`` in config.yaml, or ``max_iterations: {limit: 50}``, or a ``{type: builtin,
+name: max_iterations, args: [50]}`` entry under any of its events (it needs all of them, so
+an entry switches it on whole).
 """
 
 from __future__ import annotations
@@ -116,7 +118,11 @@ def limit_of(value: Any) -> int | str:
 
 def setup(hooks: Hooks) -> MaxIterations | None:
     """Active when config.yaml gives ``max_iterations: N`` (or ``{limit: N}``)."""
+    from hermes_hooks.builtin_plugins import switches
+
     value = hooks.config.get("max_iterations")
+    if value is None or value is False:  # not at the top level: maybe a `type: builtin` entry
+        value = switches.value(hooks, "max_iterations")
     if hooks.safe_mode or value is None or value is False:
         return None
     limit = limit_of(value)

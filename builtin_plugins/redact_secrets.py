@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
@@ -100,6 +102,8 @@ class RedactSecrets(SourceBase):
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.redactor = Redactor(options.get("patterns"))
+        #: The events it answers (all of :attr:`EVENTS` unless ``hooks:`` entries chose some).
+        self.events: tuple[str, ...] = self.EVENTS
 
     @hookimpl(trylast=True)
     def pre_tool_call(self, args: Any) -> Any:
@@ -136,13 +140,20 @@ class RedactSecrets(SourceBase):
                 "fail_closed": True,
                 "style": "builtin",
             }
-            for event in self.EVENTS
+            for event in self.events
         ]
 
 
 def setup(hooks: Hooks) -> RedactSecrets | None:
     """Active when config.yaml says ``redact_secrets: true`` (or gives its options)."""
-    options = hooks.config.get("redact_secrets")
+    options = switches.value(hooks, "redact_secrets")
     if hooks.safe_mode or not options:
         return None
-    return RedactSecrets(options if isinstance(options, dict) else {})
+    plugin = RedactSecrets(options if isinstance(options, dict) else {})
+    chosen = switches.events(hooks, "redact_secrets")
+    if chosen is not None:  # put on some events by hooks: entries: only those
+        for event in plugin.EVENTS:
+            if event not in chosen:
+                setattr(plugin, event, None)
+        plugin.events = tuple(e for e in plugin.EVENTS if e in chosen)
+    return plugin

@@ -125,9 +125,14 @@ class Snapshots(SourceBase):
 
 def setup(hooks: Hooks) -> Snapshots | None:
     """Active when config.yaml says ``snapshot: true`` (or gives its arguments)."""
-    options = hooks.config.get("snapshot")
+    from hermes_hooks.builtin_plugins import switches
+
+    options = switches.value(hooks, "snapshot")
     if hooks.safe_mode or not options:
         return None
+    chosen = switches.events(hooks, "snapshot")  # `type: builtin` entries: their events only
+    if chosen is not None:
+        options = {**(options if isinstance(options, dict) else {}), "events": chosen}
     if options is not True and not isinstance(options, dict):
         log.warning(
             "snapshot: expected true or {max_file_bytes: N, events: [...]}, got %r; off", options

@@ -1,18 +1,26 @@
-"""Posting a hook's payload over HTTP: the allow-list of URLs, and a POST that never follows a
-redirect to another host. Used by the ``http_post`` built-in (and the coming ``http`` hook type).
-Standard library only."""
+"""Talking HTTP for hooks: the allow-list of URLs, header values filled from allowed environment
+variables only, and a POST that never follows a redirect to another host. Used by the
+``http_post`` built-in and the ``http`` and ``prompt`` hook types. Standard library only."""
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import re
+import socket
 import urllib.error
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from .wire import jsonable
+
+#: How much of a response body is read (a hook's answer is small; more is cut).
+BODY_CAP = 1 << 20
+
+_REFERENCE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def url_allowed(url: str, patterns: Any) -> bool:
@@ -23,6 +31,30 @@ def url_allowed(url: str, patterns: Any) -> bool:
     return any(isinstance(p, str) and fnmatch.fnmatchcase(url, p) for p in patterns)
 
 
+def fill_headers(
+    raw: Mapping[str, Any], allowed: Iterable[str], env: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """Header values with ``$VAR`` / ``${VAR}`` filled from ``env``, only for the variables in
+    ``allowed``; a reference to any other variable becomes an empty string. Returns the headers
+    and the names that were refused (for a warning)."""
+    names = set(allowed)
+    refused: list[str] = []
+
+    def fill(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        if name not in names:
+            if name not in refused:
+                refused.append(name)
+            return ""
+        return env.get(name, "")
+
+    return {str(k): _REFERENCE.sub(fill, str(v)) for k, v in raw.items()}, refused
+
+
+class RedirectRefused(urllib.error.URLError):
+    """A redirect to another scheme, host or port was not followed."""
+
+
 class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
     """Follows a redirect only to the same scheme, host and port."""
 
@@ -31,13 +63,62 @@ class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
     ) -> Any:
         old, new = urlsplit(req.full_url), urlsplit(newurl)
         if (old.scheme, old.netloc) != (new.scheme, new.netloc):
-            raise urllib.error.HTTPError(
-                newurl, code, f"refused a redirect to another host ({new.netloc})", headers, fp
-            )
+            raise RedirectRefused(f"refused a redirect to another host ({new.netloc}, HTTP {code})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 _OPENER = urllib.request.build_opener(_SameHostRedirects)
+
+
+@dataclass
+class Reply:
+    """What one POST got: the status and the body (``truncated`` when it was over the cap),
+    or why there is none (``error``; ``timed_out`` for a timeout)."""
+
+    status: int | None = None
+    body: bytes = b""
+    truncated: bool = False
+    error: str | None = None
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+
+def post(
+    url: str,
+    data: bytes,
+    *,
+    timeout: float,
+    headers: Mapping[str, str] | None = None,
+    cap: int = BODY_CAP,
+) -> Reply:
+    """POST ``data`` (JSON) to ``url``; never raises for a network or HTTP failure: a non-2xx
+    status is a :class:`Reply` with that status and its body, a failure one with ``error``."""
+    request = urllib.request.Request(url, data=data, method="POST")
+    request.add_header("Content-Type", "application/json")
+    for key, value in (headers or {}).items():
+        request.add_header(str(key), str(value))
+    try:
+        with _OPENER.open(request, timeout=timeout) as response:  # noqa: S310  # allow-listed URL
+            body = response.read(cap + 1)
+            return Reply(response.status, body[:cap], truncated=len(body) > cap)
+    except urllib.error.HTTPError as exc:
+        try:
+            body = exc.read(cap + 1) if exc.fp is not None else b""
+        except OSError:
+            body = b""
+        return Reply(exc.code, body[:cap], truncated=len(body) > cap)
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        if isinstance(reason, (TimeoutError, socket.timeout)):
+            return Reply(error=f"no answer within {timeout:g}s", timed_out=True)
+        return Reply(error=f"cannot reach {url}: {reason}")
+    except TimeoutError:
+        return Reply(error=f"no answer within {timeout:g}s", timed_out=True)
+    except (OSError, ValueError) as exc:  # a reset connection, a malformed URL
+        return Reply(error=f"cannot reach {url}: {type(exc).__name__}: {exc}")
 
 
 def post_json(
@@ -47,12 +128,13 @@ def post_json(
     timeout: float,
     headers: Mapping[str, str] | None = None,
 ) -> tuple[int, bytes]:
-    """POST ``payload`` as JSON; return the status and the body. Raises ``OSError`` (a
-    ``URLError``/``HTTPError``/timeout) when the request fails or answers non-2xx."""
+    """POST ``payload`` as JSON; return the status and the body. Raises ``OSError`` when the
+    request fails or answers non-2xx."""
     data = json.dumps(jsonable(dict(payload)), separators=(",", ":")).encode()
-    request = urllib.request.Request(url, data=data, method="POST")
-    request.add_header("Content-Type", "application/json")
-    for key, value in (headers or {}).items():
-        request.add_header(str(key), str(value))
-    with _OPENER.open(request, timeout=timeout) as response:  # noqa: S310  # URL from the allow-list
-        return response.status, response.read(1 << 20)
+    reply = post(url, data, timeout=timeout, headers=headers)
+    if reply.error is not None:
+        raise (TimeoutError if reply.timed_out else OSError)(reply.error)
+    assert reply.status is not None
+    if not reply.ok:
+        raise OSError(f"HTTP {reply.status} from {url}")
+    return reply.status, reply.body

@@ -73,7 +73,15 @@ def rows(
     if event is None:
         listed.extend(_without_hooks(hooks, listed))
     if not include_builtin:
-        listed = [r for r in listed if r.get("source") != "builtin"]
+        # The built-ins a config switches on (add_date, redact_secrets, ...) are the user's
+        # hooks and are listed; the runtime's own (lockdown, required guards) only with --all.
+        from .builtin_plugins.switches import SERVES
+
+        listed = [
+            r
+            for r in listed
+            if r.get("source") != "builtin" or str(r.get("name")).removeprefix("builtin:") in SERVES
+        ]
     return listed
 
 

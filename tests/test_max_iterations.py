@@ -80,3 +80,12 @@ def test_not_imported_when_not_configured(home):
     )
     out = subprocess.run([sys.executable, "-c", code, str(home)], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def test_a_builtin_entry_switches_it_on_whole(home):
+    hooks = _load(
+        home, "hooks:\n  pre_tool_call:\n    - {type: builtin, name: max_iterations, args: [1]}\n"
+    )
+    _model_call(hooks, "a")
+    assert hooks.pre_tool_call(tool_name="terminal", args={}, session_id="a").blocked
+    assert hooks.user_prompt_submit(session_id="a", user_message="more").blocked

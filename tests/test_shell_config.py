@@ -293,16 +293,16 @@ def test_settings_json_disable_all_hooks(home: Path) -> None:
     assert not hooks.has_hook("pre_tool_call")
 
 
-def test_non_command_hook_types_are_skipped_with_a_warning(
+def test_unsupported_hook_types_are_skipped_with_a_warning(
     home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     write_settings(
-        home / "settings.json", {"Stop": [{"hooks": [{"type": "prompt", "prompt": "is it done?"}]}]}
+        home / "settings.json", {"Stop": [{"hooks": [{"type": "agent", "prompt": "is it done?"}]}]}
     )
     with caplog.at_level(logging.WARNING, "hermes_hooks"):
         hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
     assert shell_plugin(hooks) is None
-    assert "hook type 'prompt' is not supported" in caplog.text
+    assert "hook type 'agent' is not supported" in caplog.text
 
 
 def test_claude_code_shape_inside_config_yaml(home: Path) -> None:

@@ -321,3 +321,19 @@ def test_listed_like_any_other_hook(home, repo):
         "post_llm_call", "post_tool_call", "pre_llm_call", "pre_tool_call"
     ]  # fmt: skip
     assert all(r["status"] == "active" and r["source"] == "builtin" for r in rows)
+
+
+def test_a_builtin_entry_puts_snapshot_on_its_event_only(home, tmp_path, monkeypatch):
+    repo = tmp_path / "entry-repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["config", "user.email", "a@b.c"], ["config", "user.name", "A"]):
+        subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+    (repo / "f.txt").write_text("one\n")
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("HERMES_HOOKS_DATA_DIR", str(tmp_path / "data"))
+    (home / "config.yaml").write_text(
+        "hooks:\n  post_tool_call:\n    - {type: builtin, name: snapshot}\n"
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    rows = [r["event"] for r in hooks.rows() if r["name"] == "builtin:snapshot"]
+    assert rows == ["post_tool_call"]

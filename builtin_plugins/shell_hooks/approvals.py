@@ -31,7 +31,7 @@ Ask = Callable[[str], bool]
 class Consent:
     """Whether one hook may run now, and what its approval pins."""
 
-    status: str  # active / unapproved / changed / unpinned
+    status: str  # active / unapproved / changed / unpinned / refused (an http URL)
     detail: str | None
     entry: Mapping[str, Any] | None
     digest: str | None
@@ -131,6 +131,11 @@ class Approvals:
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
         """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
+        if hook.kind != "command":
+            # No code runs here: the only gate is the URL allow-list its entry was checked
+            # against (builtin_plugins/shell_hooks/kinds.py).
+            refused = hook.options.get("refused")
+            return Consent("refused" if refused else "active", refused, None, None, ())
         env = env if env is not None else self._static_env(hook)
         pins = hook.pins(env)
         scripts = pins.files
@@ -226,6 +231,8 @@ class Approvals:
         records = []
         done = []
         for hook in hooks:
+            if hook.kind != "command":
+                continue  # nothing to approve: see consent()
             state = self.consent(hook)
             if state.unpinned and not unpinned:
                 continue
@@ -242,7 +249,7 @@ class Approvals:
 
     def startup(self, hooks: Sequence[ShellHook]) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
-        pending = [h for h in hooks if self.consent(h).status != "active"]
+        pending = [h for h in hooks if h.kind == "command" and self.consent(h).status != "active"]
         if not pending:
             return
         if self.accept:

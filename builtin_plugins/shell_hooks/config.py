@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import catalogue, wire
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 
+from . import kinds
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from .settings_files import read_settings_file
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -41,6 +43,9 @@ ENTRY_KEYS = (
     "pin",
     "env_passthrough",
 )
+#: The entry types (``type:``); ``builtin`` entries are read by the built-ins
+#: (``builtin_plugins/switches.py``), ``http`` and ``prompt`` by :mod:`.kinds`.
+KINDS = ("command", "http", "prompt", "builtin")
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
                    "claude": wire.CLAUDE}  # fmt: skip
@@ -54,6 +59,8 @@ class Reader:
         self.problems: list[str] = []
         self.hooks: list[ShellHook] = []
         self.manager = manager
+        #: config.yaml's ``allowed_http_hook_urls`` and ``allowed_env_vars`` (http, prompt).
+        self.settings: Mapping[str, Any] = {}
 
     def warn(self, message: str) -> None:
         self.problems.append(message)
@@ -110,13 +117,11 @@ class Reader:
         for sub, entry in enumerate(inner):
             if isinstance(entry, Mapping):
                 kind = entry.get("type", "command")
-                if kind != "command":
-                    self.warn(f"{where}.hooks[{sub}]: hook type {kind!r} is not supported (only "
-                              "'command'); skipped")  # fmt: skip
+                if kind not in ("command", "http", "prompt"):
+                    self.warn(f"{where}.hooks[{sub}]: hook type {kind!r} is not supported ("
+                              "'command', 'http' or 'prompt'); skipped")  # fmt: skip
                     continue
-                entry = {
-                    k: v for k, v in entry.items() if k not in ("type", "async", "statusMessage")
-                }
+                entry = {k: v for k, v in entry.items() if k not in ("async", "statusMessage")}
                 if "matcher" in group:
                     entry["matcher"] = group.get("matcher")
             self.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
@@ -133,11 +138,25 @@ class Reader:
                 f"{where}: must be a mapping with a 'command' key, not {type(raw).__name__}; skipped"
             )
             return
+        kind = raw.get("type", "command")
+        if kind == "builtin":
+            return  # a built-in's entry: builtin_plugins/switches.py reads it
+        if kind not in KINDS:
+            guess = catalogue.suggest(str(kind), KINDS)
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            self.warn(f"{where}: unknown hook type {kind!r}{hint}; skipped (types: "
+                      f"{', '.join(KINDS)})")  # fmt: skip
+            return
+        accepted = ("type", *ENTRY_KEYS) if kind == "command" else kinds.keys(kind)
         for key in raw:
-            if key not in ENTRY_KEYS:
-                guess = catalogue.suggest(str(key), ENTRY_KEYS)
+            if key not in accepted:
+                guess = catalogue.suggest(str(key), accepted)
                 hint = f" (did you mean {guess!r}?)" if guess else ""
-                self.warn(f"{where}: unknown key {key!r}{hint}; ignored")
+                typed = f" for a hook of type {kind!r}" if kind != "command" else ""
+                self.warn(f"{where}: unknown key {key!r}{typed}{hint}; ignored")
+        if kind != "command":
+            self.typed(kind, info, name, index, raw, where, origin, default_protocol, plugin_root)
+            return
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
             self.warn(f"{where}: missing a non-empty 'command'; skipped")
@@ -165,7 +184,7 @@ class Reader:
             command=command,
             origin=origin,
             index=index,
-            timeout=self.timeout(raw, where),
+            timeout=self.timeout(raw, where, DEFAULT_TIMEOUT),
             fail_closed=bool(raw.get("fail_closed", False) or raw.get("required", False))
             or info.name in self.manager.fail_closed_events,
             required=bool(raw.get("required", False)),
@@ -179,6 +198,35 @@ class Reader:
             pin=self.pins(raw.get("pin"), where),
             env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
+        hook.occurrence = info.claude_named(name)
+        self.matcher(hook, info, raw.get("matcher"), where)
+        self.hooks.append(hook)
+
+    def typed(self, kind: str, info: EventInfo, name: str, index: int, raw: Mapping[str, Any], where: str,
+              origin: str, protocol: str, plugin_root: str | None) -> None:  # fmt: skip
+        """An ``http`` or ``prompt`` entry (:mod:`.remote`, :mod:`.judge`)."""
+        read = kinds.read(kind, raw, where, self.warn, self.settings, info)
+        if read is None:
+            return
+        label, options = read
+        if "protocol" in raw:
+            chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
+            if chosen:
+                protocol = chosen
+            else:
+                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not 'hermes' or "
+                          f"'claude-code'; using {protocol!r}")  # fmt: skip
+        required = bool(raw.get("required", False))
+        hook = ShellHook(
+            event=info.name, configured_event=name, command=label, origin=origin,
+            index=index, timeout=self.timeout(raw, where, kinds.default_timeout(kind)),
+            fail_closed=bool(raw.get("fail_closed", False)) or required
+            or info.name in self.manager.fail_closed_events or kinds.fails_closed(kind, options),
+            required=required, canary=self.canary(raw.get("canary"), where),
+            priority=self.integer(raw.get("priority", 0), f"{where}: priority", 0),
+            name=self.text(raw.get("name"), f"{where}: name") or kinds.short(label),
+            protocol=protocol, plugin_root=plugin_root, kind=kind, options=options,
+        )  # fmt: skip
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
@@ -233,8 +281,8 @@ class Reader:
             return None
         return {"payload": dict(payload), "expect": raw["expect"], "where": where}
 
-    def timeout(self, raw: Mapping[str, Any], where: str) -> float:
-        value = raw.get("timeout", DEFAULT_TIMEOUT)
+    def timeout(self, raw: Mapping[str, Any], where: str, default: float) -> float:
+        value = raw.get("timeout", default)
         if (
             isinstance(value, bool)
             or not isinstance(value, (int, float))
@@ -242,9 +290,9 @@ class Reader:
             or value <= 0
         ):
             self.warn(
-                f"{where}: timeout {value!r} is not a positive number of seconds; using {DEFAULT_TIMEOUT}"
+                f"{where}: timeout {value!r} is not a positive number of seconds; using {default:g}"
             )
-            return DEFAULT_TIMEOUT
+            return default
         if value > MAX_TIMEOUT:
             self.warn(f"{where}: timeout {value} is over the maximum; clamped to {MAX_TIMEOUT}")
             return MAX_TIMEOUT
@@ -294,54 +342,12 @@ class Reader:
                 for k, v in value.items()}  # fmt: skip
 
 
-def read_settings_file(path: Path, reader: Reader) -> None:
-    """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
-    import json
-
-    from hermes_hooks.trust import untrusted
-
-    distrust = untrusted(path) if path.exists() else None
-    if distrust is not None:
-        reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
-        return
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        reader.warn(f"{path}: cannot read: {exc.strerror or exc}; no shell hook was loaded from it")
-        return
-    except UnicodeDecodeError as exc:
-        reader.warn(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8; "
-                    "no shell hook was loaded from it")  # fmt: skip
-        return
-    except ValueError:  # a NUL byte in the name
-        reader.warn(f"{str(path)!r}: not a valid file name; no shell hook was loaded from it")
-        return
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        reader.warn(f"{path} at line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}; "
-                    "fix the file (no shell hook was loaded from it)")  # fmt: skip
-        return
-    if not isinstance(data, dict):
-        reader.warn(f"{path}: the top level must be an object; no shell hook was loaded from it")
-        return
-    if data.get("disableAllHooks") is True:
-        log.info("%s: disableAllHooks is true; its hooks are not loaded", path)
-        return
-    root = None
-    if path.name == "hooks.json" and path.parent.name == "hooks":
-        candidate = path.parent.parent
-        if (candidate / ".claude-plugin").is_dir():
-            root = str(candidate)
-    reader.block(data.get("hooks"), str(path), wire.CLAUDE, plugin_root=root)
-
-
 def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     """Every shell hook the config declares: ``hooks:`` of config.yaml, then ``settings.json``
     files (``<home>/settings.json`` and ``hooks_settings_files``); and the problems found."""
     config = hooks.config
     reader = Reader(hooks.manager)
+    reader.settings = {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
     origin = str(hooks.config_path) if hooks.config_path else "the host's config"
     reader.block(config.get("hooks"), origin, wire.HERMES)
     files: list[Path] = []

@@ -23,6 +23,7 @@ from typing import Any
 from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
+from . import kinds
 from .approvals import Approvals
 from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
@@ -61,7 +62,7 @@ class Runner:
         self.minimal = minimal
         #: How each kind of hook runs (``ShellHook.kind``): a batch of (hook, prepared command)
         #: in, outcomes out. ``command`` starts a process per hook per firing.
-        self.transports: dict[str, Transport] = {"command": _processes}
+        self.transports: dict[str, Transport] = {"command": _processes, **kinds.TRANSPORTS}
 
     # -------------------------------------------------------------- recording
 
@@ -242,7 +243,12 @@ class Runner:
         (``run`` then says why)."""
         hook = run.hook
         env = self.environment(info, hook, kwargs, cwd, base)
-        state = self.approvals.consent(hook, env) if force else self.approvals.permit(hook, env)
+        typed = hook.kind != "command"  # http, prompt: no process, no approval (kinds.py)
+        state = (
+            self.approvals.consent(hook, env)
+            if force or typed
+            else self.approvals.permit(hook, env)
+        )
         run.status, run.detail, run.digest = state.status, state.detail, state.digest
         if state.status != "active" and not force:
             return None
@@ -254,6 +260,8 @@ class Runner:
             )
             encoded[hook.protocol] = wire.encode(payload)
         run.stdin = encoded[hook.protocol]
+        if typed:
+            return process.Command((), run.stdin, timeout=hook.timeout, env=env, cap=self.cap)
         run.ran = True
         bad = bad_environment(env)
         if bad:
@@ -278,20 +286,18 @@ class Runner:
         so it blocks, saying how to approve it."""
         hook = run.hook
         why = run.detail or run.status
-        message = (
-            f"shell hook {hook.name} is fail_closed and was not run ({why}); "
-            f"approve it: {hook.approve_command}"
-        )
+        message = f"shell hook {hook.name} is fail_closed and was not run ({why}); {hook.remedy}"
         return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(
         self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
     ) -> wire.Answer:
         failure = out.error
+        killed = "; its process group was killed" if hook.kind == "command" else ""
         if out.timed_out:
-            failure = f"timed out after {hook.timeout}s (its process group was killed)"
+            failure = f"timed out after {hook.timeout:g}s" + (f" ({killed[2:]})" if killed else "")
         elif out.truncated:
-            failure = f"output over the {self.cap}-byte cap (cut; its process group was killed)"
+            failure = f"output over the {self.cap}-byte cap (cut{killed})"
         answer = wire.parse(
             info,
             hook.protocol,
@@ -330,6 +336,9 @@ class Runner:
     def problem(self, hook: ShellHook) -> str | None:
         """Why the hook's command cannot run as configured, or ``None`` (``hermes hooks
         doctor``)."""
+        check = kinds.PROBLEMS.get(hook.kind)
+        if check is not None:
+            return check(hook)
         env = self.static_env(hook)
         cwd = hook.cwd(env)
         if cwd is not None and not os.path.isdir(cwd):

@@ -86,6 +86,14 @@ class ShellHook:
         """The command that approves this hook, quoted for a message: `hermes hooks approve …`."""
         return f"`hermes hooks approve {shlex.quote(self.command)}`"
 
+    @property
+    def remedy(self) -> str:
+        """How to let the hook run when it is not allowed to: approve a command; an http or
+        prompt hook says what its entry needs (its URL allow-listed)."""
+        if self.kind == "command":
+            return f"approve it: {self.approve_command}"
+        return str(self.options.get("remedy") or "fix its entry")
+
     def matches(self, kwargs: Mapping[str, Any]) -> bool:
         """Whether this hook fires for these event arguments."""
         if self.occurrence is not None and not self.occurrence.applies(kwargs):

@@ -210,11 +210,7 @@ class ShellHooks(SourceBase):
             why = (answer.failure if answer is not None and answer.failure else None) or (
                 f"{run.status}: {run.detail}"
             )
-            fix = (
-                hook.approve_command
-                if not run.ran
-                else "fix it, then check with `hermes hooks doctor`"
-            )
+            fix = hook.remedy if not run.ran else "fix it, then check with `hermes hooks doctor`"
             message = (
                 f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
                 f"({why}); {fix}"
@@ -372,4 +368,4 @@ def _not_run(run: Run) -> str:
     already names its own: ``approve --unpinned``)."""
     if run.status == "unpinned":
         return run.detail or run.status
-    return f"{run.detail or run.status}; approve it: {run.hook.approve_command}"
+    return f"{run.detail or run.status}; {run.hook.remedy}"

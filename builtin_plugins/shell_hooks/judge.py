@@ -1,0 +1,258 @@
+"""The ``prompt`` hook type (an LLM judge): the entry's ``prompt``, filled from the event's
+payload (:mod:`.template`), is sent to an OpenAI-compatible ``/chat/completions`` endpoint, and
+the model's reply becomes the hook's answer.
+
+- Endpoint: the entry's ``base_url`` (which must match ``allowed_http_hook_urls``: the payload
+  goes there), else ``OPENAI_BASE_URL``, else ``https://api.openai.com/v1``. Key: the variable
+  the entry's ``api_key_env`` names, else ``OPENAI_API_KEY`` (none: no ``Authorization``).
+- On events whose answer decides whether the agent acts (the answer type's ``guards_actions``:
+  ``pre_tool_call``, ``permission_request``) the model is asked, through structured output,
+  for ``{"decision": "allow"|"ask"|"deny", "reason"}``; a reply that ignores the format is read
+  tolerantly (the first JSON object in the text, fenced or not); Claude Code's ``{"ok", "reason"}``
+  is accepted. ``deny`` is the event's block (exit 2 with the reason), ``ask`` asks the human
+  where the event can, ``allow`` allows. These hooks are ``fail_closed``: a timeout, an HTTP
+  error or an unreadable reply denies.
+- On other events the reply text is context (``{"ok": false, "reason"}`` blocks where the event
+  can block); a failure is an ordinary hook failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from hermes_hooks import http, process
+from hermes_hooks.catalogue import EventInfo
+
+from . import remote, template
+from .matching import ShellHook
+
+KEYS = ("prompt", "model", "base_url", "api_key_env")
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DECISIONS = {"allow": "allow", "ask": "ask", "deny": "deny", "block": "deny"}
+SCHEMA = {
+    "type": "json_schema",
+    "json_schema": {
+        "name": "hook_decision",
+        "strict": True,
+        "schema": {
+            "type": "object",
+            "properties": {
+                "decision": {"type": "string", "enum": ["allow", "ask", "deny"]},
+                "reason": {"type": "string"},
+            },
+            "required": ["decision", "reason"],
+            "additionalProperties": False,
+        },
+    },
+}
+INSTRUCTIONS = (
+    "You are a policy judge deciding whether an AI agent may go ahead. Answer only with a JSON "
+    'object {"decision": "allow" | "ask" | "deny", "reason": "<one sentence>"}: "ask" leaves the '
+    "decision to the human."
+)
+#: How an ``ask`` and an ``allow`` are written for the answer types (read by ``wire.parse``).
+ASK = {"hookSpecificOutput": {"permissionDecision": "ask", "permissionDecisionReason": ""}}
+ALLOW = {"action": "allow", "message": ""}
+
+
+class Unreadable(ValueError):
+    """The model's reply says nothing the hook can use."""
+
+
+def read(
+    raw: Mapping[str, Any],
+    where: str,
+    warn: Callable[[str], None],
+    settings: Mapping[str, Any],
+    info: EventInfo,
+) -> tuple[str, dict[str, Any]] | None:
+    """The command label and options of a prompt entry, or ``None`` (reported) to skip it."""
+    prompt = raw.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        warn(f"{where}: a prompt hook needs a non-empty 'prompt' (the question for the model); skipped")  # fmt: skip
+        return None
+    for problem in template.check(prompt):
+        warn(f"{where}: prompt placeholder {problem}; it renders as nothing")
+    model = raw.get("model")
+    if model is not None and not isinstance(model, str):
+        warn(f"{where}: model must be a string; ignored")
+        model = None
+    options: dict[str, Any] = {
+        "prompt": prompt,
+        "model": model or None,
+        "api_key_env": None,
+        "base_url": None,
+        "refused": None,
+        "remedy": remote.REMEDY.replace("its URL", "its base_url"),
+        "decides": info.answer.guards_actions,
+        "can_block": info.can_block,
+        "ask": info.answer.normalise(_ask("x"), "x") is not None,
+        "allow": info.answer.normalise(_allow("x"), "x") is not None,
+        "context": "text" if info.meta.plain_text_context
+        else "json" if info.answer.normalise({"context": "x"}, "x") is not None else None,
+    }  # fmt: skip
+    key_env = raw.get("api_key_env")
+    if key_env is not None:
+        if isinstance(key_env, str) and re.fullmatch(r"\w+", key_env):
+            options["api_key_env"] = key_env
+        else:
+            warn(f"{where}: api_key_env must name an environment variable; using OPENAI_API_KEY")
+    base = raw.get("base_url")
+    if base is not None:
+        if isinstance(base, str) and base.strip().startswith(("http://", "https://")):
+            options["base_url"] = base.strip().rstrip("/")
+            options["refused"] = remote.gate(options["base_url"], settings)
+            if options["refused"]:
+                warn(f"{where}: prompt hook refused: {options['refused']} (it would send the "
+                     f"event's payload there); {options['remedy']}")  # fmt: skip
+        else:
+            warn(f"{where}: base_url {base!r} is not an http(s) URL; using OPENAI_BASE_URL")
+    label = f"prompt{' ' + model if model else ''}: {' '.join(prompt.split())}"
+    return label, options
+
+
+def _ask(reason: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {**ASK["hookSpecificOutput"], "permissionDecisionReason": reason}}
+
+
+def _allow(reason: str) -> dict[str, Any]:
+    return {**ALLOW, "message": reason}
+
+
+def problem(hook: ShellHook) -> str | None:
+    """Why the hook cannot run as configured (``hermes hooks doctor``)."""
+    if hook.options.get("refused"):
+        return str(hook.options["refused"])
+    if not hook.options.get("model"):
+        return "no model: give the entry a 'model'"
+    return None
+
+
+def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
+    """Ask the model for every hook of the batch at once; outcomes in order."""
+    if len(batch) == 1:
+        return [ask(*batch[0])]
+    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="hermes-judge") as pool:
+        return list(pool.map(lambda pair: ask(*pair), batch))
+
+
+def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
+    """One question to the model, as the outcome of a process."""
+    options = hook.options
+    started = time.monotonic()
+    if not options.get("model"):
+        return process.Outcome(error="no model configured (give the entry a 'model')")
+    try:
+        payload = json.loads(command.stdin.decode("utf-8", "surrogatepass"))
+    except ValueError:
+        payload = {}
+    messages = [{"role": "user", "content": template.render(options["prompt"], payload)}]
+    request: dict[str, Any] = {"model": options["model"], "messages": messages}
+    if options["decides"]:
+        messages.insert(0, {"role": "system", "content": INSTRUCTIONS})
+        request["response_format"] = SCHEMA
+    base = options["base_url"] or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    key = os.environ.get(options["api_key_env"] or "OPENAI_API_KEY")
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    reply = http.post(
+        base.rstrip("/") + "/chat/completions",
+        json.dumps(request, ensure_ascii=False).encode(),
+        timeout=command.timeout,
+        headers=headers,
+        cap=command.cap,
+    )
+    elapsed = time.monotonic() - started
+    if reply.timed_out:
+        return process.Outcome(timed_out=True, elapsed=elapsed)
+    if reply.error is not None:
+        return process.Outcome(error=reply.error, elapsed=elapsed)
+    if not reply.ok:
+        said = reply.body.decode("utf-8", "replace").strip()[:200]
+        return process.Outcome(error=f"the model endpoint answered HTTP {reply.status}"
+                               + (f": {said}" if said else ""), elapsed=elapsed)  # fmt: skip
+    try:
+        text = content(reply.body)
+        outcome = answer(options, text)
+    except Unreadable as exc:
+        return process.Outcome(error=f"unreadable reply: {exc}", elapsed=elapsed)
+    outcome.elapsed = elapsed
+    return outcome
+
+
+def content(body: bytes) -> str:
+    """The text of the first choice of a ``/chat/completions`` response."""
+    try:
+        data = json.loads(body.decode("utf-8", "replace"))
+        message = data["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise Unreadable(f"not a chat completion: {body[:120]!r}") from None
+    if not isinstance(message, Mapping):
+        raise Unreadable("the choice has no message")
+    text = message.get("content")
+    if isinstance(text, list):  # content parts
+        text = "".join(p.get("text", "") for p in text if isinstance(p, Mapping))
+    if not isinstance(text, str) or not text.strip():
+        refusal = message.get("refusal")
+        raise Unreadable(f"the model refused: {refusal}" if refusal else "the reply is empty")
+    return text
+
+
+def first_object(text: str) -> dict[str, Any] | None:
+    """The first JSON object in ``text`` (the whole text, a fenced block, or embedded)."""
+    decoder = json.JSONDecoder()
+    text = text[:65536]  # a verdict is short; a huge reply is not searched through
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def verdict(text: str) -> tuple[str, str] | None:
+    """``(allow|ask|deny, reason)`` from a reply, or ``None`` when it holds no verdict."""
+    found = first_object(text)
+    if found is None:
+        return None
+    reason = found.get("reason")
+    reason = reason.strip() if isinstance(reason, str) else ""
+    decision = found.get("decision")
+    if isinstance(decision, str) and decision.strip().lower() in DECISIONS:
+        return DECISIONS[decision.strip().lower()], reason
+    if isinstance(found.get("ok"), bool):  # Claude Code's prompt hook answer
+        return ("allow" if found["ok"] else "deny"), reason
+    return None
+
+
+def answer(options: Mapping[str, Any], text: str) -> process.Outcome:
+    """The reply as what a command hook would have said (exit code and stdout)."""
+    found = verdict(text)
+    if options["decides"]:
+        if found is None:
+            raise Unreadable(f"no decision in {text.strip()[:160]!r}")
+        decision, reason = found
+        if decision == "deny":
+            return process.Outcome(returncode=2, stderr=(reason or "denied by the judge").encode())
+        said = _ask(reason or "the judge asks") if decision == "ask" else _allow(reason)
+        if not options[decision]:  # this event has no such answer: no opinion, said why
+            note = f"the judge said {decision} ({reason}); the event has no {decision} answer"
+            return process.Outcome(returncode=0, stderr=note.encode())
+        return process.Outcome(returncode=0, stdout=json.dumps(said).encode())
+    if found is not None and found[0] == "deny" and options["can_block"]:
+        return process.Outcome(returncode=2, stderr=(found[1] or "blocked by the judge").encode())
+    if found is not None:
+        return process.Outcome(returncode=0, stderr=text.encode())  # a verdict, not context
+    if options["context"] == "text":
+        return process.Outcome(returncode=0, stdout=text.strip().encode())
+    if options["context"] == "json":
+        return process.Outcome(returncode=0, stdout=json.dumps({"context": text.strip()}).encode())
+    return process.Outcome(returncode=0, stderr=text.encode())  # the event takes no text

@@ -1,0 +1,66 @@
+"""The types of hook entry besides ``command``: what each accepts, how its entry is read, how
+it runs (a transport of :class:`~.execution.Runner`) and what ``hermes hooks doctor`` checks.
+
+- ``http`` (:mod:`.remote`): the payload POSTed to an allow-listed URL; the body is the answer.
+- ``prompt`` (:mod:`.judge`): an LLM judge over an OpenAI-compatible endpoint.
+
+Consent: neither runs code on this machine, so neither needs ``hermes hooks approve``; both
+send the payload out, so a URL the entry names must match ``allowed_http_hook_urls``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hermes_hooks.catalogue import EventInfo
+
+from . import judge, remote
+from .matching import ShellHook
+
+_KEYS: dict[str, tuple[str, ...]] = {"http": remote.KEYS, "prompt": judge.KEYS}
+_COMMON = ("type", "matcher", "timeout", "fail_closed", "priority", "name", "protocol",
+           "required", "canary")  # fmt: skip
+
+
+def keys(kind: str) -> tuple[str, ...]:
+    """The keys an entry of ``kind`` (not ``command``) may have."""
+    return (*_COMMON, *_KEYS.get(kind, ()))
+
+
+def read(
+    kind: str,
+    raw: Mapping[str, Any],
+    where: str,
+    warn: Callable[[str], None],
+    settings: Mapping[str, Any],
+    info: EventInfo,
+) -> tuple[str, dict[str, Any]] | None:
+    """The command label and options of an entry of ``kind`` (``None``: skipped, reported)."""
+    if kind == "http":
+        return remote.read(raw, where, warn, settings)
+    return judge.read(raw, where, warn, settings, info)
+
+
+def default_timeout(kind: str) -> float:
+    return remote.DEFAULT_TIMEOUT if kind == "http" else judge.DEFAULT_TIMEOUT
+
+
+def fails_closed(kind: str, options: Mapping[str, Any]) -> bool:
+    """A judge on an event that decides whether the agent acts denies when it cannot answer."""
+    return kind == "prompt" and bool(options.get("decides"))
+
+
+def short(label: str, limit: int = 60) -> str:
+    """A hook's default name: its label on one line, cut."""
+    one = " ".join(label.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+#: How each type runs: a batch of (hook, prepared command) in, outcomes out.
+TRANSPORTS = {"http": remote.transport, "prompt": judge.transport}
+#: Why a hook of that type cannot run as configured (``None``: it can).
+PROBLEMS: dict[str, Callable[[ShellHook], str | None]] = {
+    "http": remote.problem,
+    "prompt": judge.problem,
+}

@@ -1,0 +1,126 @@
+"""The ``http`` hook type: the JSON a command hook gets on stdin is POSTed to the entry's
+``url``, and the response body is read as a command hook's stdout (both answer protocols).
+
+- 2xx is exit code 0; any other status is a failure naming it (the body's start included);
+  no answer within ``timeout`` is a timeout; a redirect to another host is not followed.
+- ``headers`` values may name environment variables (``$VAR``, ``${VAR}``), filled only for the
+  variables the entry lists in ``allowed_env_vars`` (Claude Code: ``allowedEnvVars``) or
+  config.yaml lists in its config-wide ``allowed_env_vars``; any other reference is sent empty,
+  and is reported when the entry is read.
+- Consent: an http hook runs no code here, but it sends the payload out, so its URL must match
+  one of config.yaml's ``allowed_http_hook_urls`` (``*`` wildcards); outside it the hook is
+  refused (reported at load, listed as ``refused``, and blocking when ``fail_closed``).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.parse import urlsplit
+
+from hermes_hooks import http, process
+
+from .matching import ShellHook
+
+KEYS = ("url", "headers", "allowed_env_vars", "allowedEnvVars")
+DEFAULT_TIMEOUT = 30.0
+REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to allowed_http_hook_urls in config.yaml"  # fmt: skip
+
+
+def names(value: Any) -> list[str] | None:
+    """A list of variable names (a single string is a list of one), or ``None`` when malformed."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        return None
+    return list(value)
+
+
+def gate(url: str, settings: Mapping[str, Any]) -> str | None:
+    """Why ``url`` may not receive a hook's payload (``None``: it may)."""
+    if http.url_allowed(url, settings.get("allowed_http_hook_urls")):
+        return None
+    return f"{url} is not in allowed_http_hook_urls"
+
+
+def read(
+    raw: Mapping[str, Any], where: str, warn: Callable[[str], None], settings: Mapping[str, Any]
+) -> tuple[str, dict[str, Any]] | None:
+    """The command label and options of an http entry, or ``None`` (reported) to skip it."""
+    url = raw.get("url")
+    if not isinstance(url, str) or not url.strip():
+        warn(f"{where}: an http hook needs a 'url' (http:// or https://); skipped")
+        return None
+    url = url.strip()
+    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+        warn(f"{where}: url {url!r} is not an http:// or https:// URL; skipped")
+        return None
+    headers = raw.get("headers") or {}
+    if not isinstance(headers, Mapping):
+        warn(f"{where}: headers must be a mapping of header name to value; ignored")
+        headers = {}
+    own = names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
+    if own is None:
+        warn(f"{where}: allowed_env_vars must be a list of variable names; ignored")
+        own = []
+    allowed = own + (names(settings.get("allowed_env_vars")) or [])
+    _, refused = http.fill_headers(headers, allowed, {})
+    for name in refused:
+        warn(f"{where}: header value names ${name}, which is not in the entry's allowed_env_vars "
+             f"(nor config.yaml's); it is sent empty (list {name!r} there to send it)")  # fmt: skip
+    options: dict[str, Any] = {
+        "url": url,
+        "headers": {str(k): str(v) for k, v in headers.items()},
+        "allowed_env_vars": allowed,
+        "refused": gate(url, settings),
+        "remedy": REMEDY,
+    }
+    if options["refused"]:
+        warn(f"{where}: http hook refused: {options['refused']} (it would send the event's "
+             f"payload there); {REMEDY}")  # fmt: skip
+    return url, options
+
+
+def problem(hook: ShellHook) -> str | None:
+    """Why the hook cannot run as configured (``hermes hooks doctor``)."""
+    return hook.options.get("refused")
+
+
+def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
+    """POST every hook of the batch at once; outcomes in order."""
+    if len(batch) == 1:
+        return [send(*batch[0])]
+    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="hermes-http") as pool:
+        return list(pool.map(lambda pair: send(*pair), batch))
+
+
+def send(hook: ShellHook, command: process.Command) -> process.Outcome:
+    """One POST, as the outcome of a process: the body is stdout."""
+    options = hook.options
+    # From the host's environment: the variables are named explicitly, so `hooks_env: minimal`
+    # (which trims what a process inherits) does not hide them.
+    headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
+    started = time.monotonic()
+    reply = http.post(
+        options["url"], command.stdin, timeout=command.timeout, headers=headers, cap=command.cap
+    )
+    elapsed = time.monotonic() - started
+    if reply.timed_out:
+        return process.Outcome(timed_out=True, elapsed=elapsed)
+    if reply.error is not None:
+        return process.Outcome(error=reply.error, elapsed=elapsed)
+    if reply.truncated:
+        return process.Outcome(stdout=reply.body, truncated=True, elapsed=elapsed)
+    if not reply.ok:
+        body = reply.body.decode("utf-8", "replace").strip()
+        said = f": {body[:200]}" if body else ""
+        return process.Outcome(
+            error=f"HTTP {reply.status} from {options['url']}{said}", stderr=reply.body,
+            elapsed=elapsed,
+        )  # fmt: skip
+    return process.Outcome(returncode=0, stdout=reply.body, elapsed=elapsed)

@@ -1,0 +1,175 @@
+"""The ``http`` and ``prompt`` hook types, through ``hermes_hooks.load()`` with real config
+files, against real servers on 127.0.0.1 (tests/hook_servers.py)."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hook_servers import Server, model, policy
+from shell_helpers import write_config, write_settings
+
+import hermes_hooks
+from hermes_hooks.cli import hoist_global_options, hooks_group
+
+RM = {"tool_name": "terminal", "args": {"command": "rm -rf build"}}
+LS = {"tool_name": "terminal", "args": {"command": "ls"}}
+
+
+@pytest.fixture
+def service() -> Iterator[Server]:
+    with policy() as server:
+        yield server
+
+
+@pytest.fixture
+def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
+    with model() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
+        yield server
+
+
+def load(home: Path, **config: object) -> hermes_hooks.Hooks:
+    write_config(home, dict(config))
+    return hermes_hooks.load(home, entry_points=False)
+
+
+def cli(home: Path, *args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(hooks_group, hoist_global_options(["--home", str(home), *args]))
+    return result.exit_code, result.output
+
+
+# ---------------------------------------------------------------------------------- http
+
+
+def test_an_http_hook_shares_one_policy_service(home, service, monkeypatch, caplog):
+    monkeypatch.setenv("POLICY_TOKEN", "s3cret")
+    monkeypatch.setenv("OTHER_SECRET", "leak")
+    entry = {"type": "http", "url": f"{service.url}/policy", "timeout": 5,
+             "headers": {"Authorization": "Bearer $POLICY_TOKEN", "X-Other": "${OTHER_SECRET}"},
+             "allowed_env_vars": ["POLICY_TOKEN"]}  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, hooks={"pre_tool_call": [entry]},
+                     allowed_http_hook_urls=[f"{service.url}/*"])  # fmt: skip
+    decision = hooks.pre_tool_call(**RM)
+    assert decision.action == "block" and decision.message == "policy: no rm"
+    assert hooks.pre_tool_call(**LS).action is None
+    sent = service.received[0]
+    assert sent["body"]["hook_event_name"] == "pre_tool_call"
+    assert sent["body"]["tool_input"] == {"command": "rm -rf build"}
+    assert sent["headers"]["Authorization"] == "Bearer s3cret"
+    assert sent["headers"]["X-Other"] == ""  # not allowed: sent empty, and said so at load
+    assert "names $OTHER_SECRET, which is not in the entry's allowed_env_vars" in caplog.text
+
+
+def test_config_wide_allowed_env_vars_fill_headers(home, service, monkeypatch):
+    monkeypatch.setenv("FLEET_TOKEN", "f1")
+    entry = {"type": "http", "url": f"{service.url}/policy", "headers": {"X-Fleet": "$FLEET_TOKEN"}}
+    hooks = load(home, hooks={"pre_tool_call": [entry]}, allowed_env_vars=["FLEET_TOKEN"],
+                 allowed_http_hook_urls=[f"{service.url}/*"])  # fmt: skip
+    hooks.pre_tool_call(**LS)
+    assert service.received[0]["headers"]["X-Fleet"] == "f1"
+
+
+def test_a_url_outside_the_allow_list_is_refused_loudly_and_blocks_when_fail_closed(
+    home, service, caplog
+):
+    entries = [{"type": "http", "url": f"{service.url}/policy", "fail_closed": True}]
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, hooks={"pre_tool_call": entries},
+                     allowed_http_hook_urls=["https://policy.example.com/*"])  # fmt: skip
+    assert "http hook refused" in caplog.text and "allowed_http_hook_urls" in caplog.text
+    decision = hooks.pre_tool_call(**LS)
+    assert service.received == []  # nothing was sent
+    assert decision.action == "block" and "allowed_http_hook_urls" in decision.message
+    code, out = cli(home, "list", "--json")
+    [row] = [r for r in json.loads(out) if r.get("type") == "http"]
+    assert row["status"] == "refused" and "not in allowed_http_hook_urls" in row["error"]
+    code, out = cli(home, "doctor")
+    assert "not in allowed_http_hook_urls" in out
+
+
+def test_a_failing_service_is_an_error_naming_the_status(home, service, caplog):
+    down = {"type": "http", "url": f"{service.url}/down"}
+    guard = {"type": "http", "url": f"{service.url}/down", "fail_closed": True, "name": "guard"}
+    allowed = [f"{service.url}/*"]
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, hooks={"pre_tool_call": [down]}, allowed_http_hook_urls=allowed,
+                     trace_file="trace.jsonl")  # fmt: skip
+        assert hooks.pre_tool_call(**LS).action is None  # fail open
+    assert "HTTP 503" in caplog.text and "maintenance" in caplog.text
+    traced = [json.loads(line) for line in (home / "trace.jsonl").read_text().splitlines()]
+    assert any(t.get("hook") == down["url"] and t.get("outcome") == "failed" for t in traced)
+    hooks = load(home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=allowed)
+    decision = hooks.pre_tool_call(**LS)
+    assert decision.action == "block" and "HTTP 503" in decision.message
+
+
+def test_a_slow_service_times_out_and_a_redirect_elsewhere_is_not_followed(home, service):
+    slow = {"type": "http", "url": f"{service.url}/slow", "timeout": 0.5, "fail_closed": True}
+    moved = {"type": "http", "url": f"{service.url}/redirect", "fail_closed": True}
+    hooks = load(home, hooks={"pre_tool_call": [slow]}, allowed_http_hook_urls=[f"{service.url}/*"])
+    decision = hooks.pre_tool_call(**LS)
+    assert decision.action == "block" and "timed out after 0.5s" in decision.message
+    hooks = load(
+        home, hooks={"pre_tool_call": [moved]}, allowed_http_hook_urls=[f"{service.url}/*"]
+    )
+    decision = hooks.pre_tool_call(**LS)
+    assert decision.action == "block" and "refused a redirect to another host" in decision.message
+
+
+def test_settings_json_http_hooks_speak_claude_code(home, service, monkeypatch):
+    monkeypatch.setenv("POLICY_TOKEN", "cc")
+    group = {"matcher": "Bash", "hooks": [{"type": "http", "url": f"{service.url}/claude",
+             "headers": {"X-Token": "$POLICY_TOKEN"}, "allowedEnvVars": ["POLICY_TOKEN"],
+             "timeout": 5}]}  # fmt: skip
+    write_settings(home / "settings.json", {"PreToolUse": [group]})
+    hooks = load(home, allowed_http_hook_urls=[f"{service.url}/*"])
+    decision = hooks.pre_tool_call(**RM)
+    assert decision.action == "block" and decision.message == "fleet policy"
+    body = service.received[0]["body"]
+    assert body["hook_event_name"] == "PreToolUse" and body["tool_name"] == "Bash"
+    assert service.received[0]["headers"]["X-Token"] == "cc"
+    assert hooks.pre_tool_call(tool_name="read_file", args={"path": "x"}).action is None
+    assert len(service.received) == 1  # the matcher kept read_file away
+
+
+def test_hooks_list_and_test_show_and_fire_http_hooks(home, service):
+    entry = {"type": "http", "url": f"{service.url}/policy", "name": "fleet-policy"}
+    write_config(home, {"hooks": {"pre_tool_call": [entry]},
+                        "allowed_http_hook_urls": [f"{service.url}/*"]})  # fmt: skip
+    code, out = cli(home, "list", "--json")
+    [row] = [r for r in json.loads(out) if r["name"] == "fleet-policy"]
+    assert code == 0 and row["type"] == "http" and row["status"] == "active"
+    payload = home / "p.json"
+    payload.write_text(json.dumps({"tool_name": "terminal", "args": {"command": "rm -rf /"}}))
+    code, out = cli(home, "test", "pre_tool_call", "--payload-file", str(payload), "--json")
+    doc = json.loads(out)
+    [hook] = doc["hooks"]
+    assert code == 0 and hook["ran"] and hook["exit_code"] == 0
+    assert doc["result"]["action"] == "block" and doc["result"]["message"] == "policy: no rm"
+
+
+def test_malformed_entries_are_reported_with_file_and_entry(home, caplog):
+    entries = [{"type": "htpp", "url": "http://127.0.0.1:9/"},
+               {"type": "http", "headers": {"A": "b"}},
+               {"type": "http", "url": "ftp://example.com/x"},
+               {"type": "http", "url": "http://127.0.0.1:9/", "command": "true"},
+               {"type": "prompt", "model": "m", "prompt": "{{ open('x') }}"}]  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        load(
+            home, hooks={"pre_tool_call": entries}, allowed_http_hook_urls=["http://127.0.0.1:9/*"]
+        )
+    where = f"hooks.pre_tool_call[%d] in {home / 'config.yaml'}"
+    assert f"{where % 0}: unknown hook type 'htpp' (did you mean 'http'?)" in caplog.text
+    assert f"{where % 1}: an http hook needs a 'url'" in caplog.text
+    assert (
+        f"{where % 2}: url 'ftp://example.com/x' is not an http:// or https:// URL" in caplog.text
+    )
+    assert f"{where % 3}: unknown key 'command' for a hook of type 'http'" in caplog.text
+    assert f"{where % 4}: prompt placeholder " in caplog.text
