@@ -8,20 +8,20 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, wire
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
+from hermes_hooks.contract import AgentEvent
 
+from . import dialects
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
     from hermes_hooks.manager import HookManager
 
 log = logging.getLogger("hermes_hooks")
@@ -40,10 +40,11 @@ ENTRY_KEYS = (
     "canary",
     "pin",
     "env_passthrough",
+    "sequential",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
-                   "claude": wire.CLAUDE}  # fmt: skip
+                   "claude": wire.CLAUDE, **dialects.PROTOCOL_NAMES}  # fmt: skip
 
 
 class Reader:
@@ -53,6 +54,8 @@ class Reader:
     def __init__(self, manager: HookManager) -> None:
         self.problems: list[str] = []
         self.hooks: list[ShellHook] = []
+        #: Guards (hooks that can stop an action in their agent) that could not be carried over.
+        self.guards: list[str] = []
         self.manager = manager
 
     def warn(self, message: str) -> None:
@@ -76,6 +79,8 @@ class Reader:
             try:
                 info = self.manager.event(name)
             except UnknownEvent as exc:
+                if self.dialect_block(name, entries, origin, plugin_root):
+                    continue
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
@@ -94,6 +99,20 @@ class Reader:
                     self.entry(
                         info, name, index, entry, origin, default_protocol, None, plugin_root
                     )
+
+    def dialect_block(self, name: str, entries: Any, origin: str, root: str | None) -> bool:
+        """Entries under another agent's event name, each with that agent's ``protocol``."""
+        if not isinstance(entries, list) or not entries:
+            return False
+        found = [dialects.event_named(_PROTOCOL_NAMES.get(str(e.get("protocol", "")).lower(), ""),
+                                      name, self.manager.events) if isinstance(e, Mapping)
+                 else None for e in entries]  # fmt: skip
+        if any(info is None for info in found):
+            return False
+        for index, (info, entry) in enumerate(zip(found, entries, strict=True)):
+            assert info is not None
+            self.entry(info, name, index, entry, origin, wire.HERMES, None, root)
+        return True
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
                      plugin_root: str | None) -> None:  # fmt: skip
@@ -147,8 +166,8 @@ class Reader:
         if "protocol" in raw:
             protocol = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
             if not protocol:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not 'hermes' or 'claude-code'; "
-                          f"using {default_protocol!r}")  # fmt: skip
+                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
+                          f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default_protocol!r}")  # fmt: skip
                 protocol = default_protocol
         if protocol == wire.HERMES:
             try:
@@ -179,7 +198,13 @@ class Reader:
             pin=self.pins(raw.get("pin"), where),
             env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
-        hook.occurrence = info.claude_named(name)
+        hook.occurrence, wrong = dialects.occurrence(protocol, name, info)
+        if wrong:
+            self.warn(f"{where}: {wrong}; skipped")
+            return
+        hook.occurrence = hook.occurrence or info.claude_named(name)
+        if raw.get("sequential"):
+            hook.options["sequential"] = True
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
 
@@ -190,9 +215,16 @@ class Reader:
             self.warn(f"{where}: matcher must be a string, not {type(raw).__name__}; ignored")
             return
         matcher = raw.strip()
-        if hook.protocol == wire.CLAUDE and matcher in ("", "*"):
+        if hook.protocol != wire.HERMES and matcher in ("", "*"):
             return
         if not matcher:
+            return
+        if isinstance(hook.occurrence, AgentEvent):
+            if hook.occurrence.matcher is None:
+                self.warn(f"{where}: matcher {matcher!r} is ignored: {hook.occurrence.name} has "
+                          "no matcher, so the hook fires on every call")  # fmt: skip
+            else:
+                hook.matcher = matcher
             return
         if hook.protocol == wire.CLAUDE:
             # The field the Claude Code event's matcher tests; a tool event Claude Code does not
@@ -294,8 +326,9 @@ class Reader:
                 for k, v in value.items()}  # fmt: skip
 
 
-def read_settings_file(path: Path, reader: Reader) -> None:
-    """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
+def read_object(path: Path, reader: Reader, parse: Callable[[str], Any] | None = None) -> Any:
+    """The top-level object of a hook configuration file (JSON unless ``parse`` is given), or
+    ``None`` when it cannot be used (reported with the file: untrusted, unreadable, invalid)."""
     import json
 
     from hermes_hooks.trust import untrusted
@@ -303,28 +336,38 @@ def read_settings_file(path: Path, reader: Reader) -> None:
     distrust = untrusted(path) if path.exists() else None
     if distrust is not None:
         reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
-        return
-
+        return None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         reader.warn(f"{path}: cannot read: {exc.strerror or exc}; no shell hook was loaded from it")
-        return
+        return None
     except UnicodeDecodeError as exc:
         reader.warn(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8; "
                     "no shell hook was loaded from it")  # fmt: skip
-        return
+        return None
     except ValueError:  # a NUL byte in the name
         reader.warn(f"{str(path)!r}: not a valid file name; no shell hook was loaded from it")
-        return
+        return None
     try:
-        data = json.loads(text)
+        data = parse(text) if parse is not None else json.loads(text)
     except json.JSONDecodeError as exc:
         reader.warn(f"{path} at line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}; "
                     "fix the file (no shell hook was loaded from it)")  # fmt: skip
-        return
+        return None
+    except ValueError as exc:  # TOML (tomllib.TOMLDecodeError is a ValueError)
+        reader.warn(f"{path}: syntax error: {exc}; fix the file (no shell hook was loaded from it)")
+        return None
     if not isinstance(data, dict):
         reader.warn(f"{path}: the top level must be an object; no shell hook was loaded from it")
+        return None
+    return data
+
+
+def read_settings_file(path: Path, reader: Reader) -> None:
+    """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
+    data = read_object(path, reader)
+    if data is None:
         return
     if data.get("disableAllHooks") is True:
         log.info("%s: disableAllHooks is true; its hooks are not loaded", path)
@@ -335,32 +378,3 @@ def read_settings_file(path: Path, reader: Reader) -> None:
         if (candidate / ".claude-plugin").is_dir():
             root = str(candidate)
     reader.block(data.get("hooks"), str(path), wire.CLAUDE, plugin_root=root)
-
-
-def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
-    """Every shell hook the config declares: ``hooks:`` of config.yaml, then ``settings.json``
-    files (``<home>/settings.json`` and ``hooks_settings_files``); and the problems found."""
-    config = hooks.config
-    reader = Reader(hooks.manager)
-    origin = str(hooks.config_path) if hooks.config_path else "the host's config"
-    reader.block(config.get("hooks"), origin, wire.HERMES)
-    files: list[Path] = []
-    default = hooks.home / "settings.json"
-    if default.is_file():
-        files.append(default)
-    listed = config.get("hooks_settings_files")
-    if isinstance(listed, str):
-        listed = [listed]
-    if listed is not None and not isinstance(listed, list):
-        reader.warn(f"hooks_settings_files in {origin}: must be a list of paths; ignored")
-        listed = []
-    base = hooks.config_path.parent if hooks.config_path else hooks.home
-    for item in listed or []:
-        path = Path(os.path.expandvars(os.path.expanduser(str(item))))
-        if not path.is_absolute():
-            path = base / path
-        if path not in files:
-            files.append(path)
-    for path in files:
-        read_settings_file(path, reader)
-    return reader.hooks, reader.problems
