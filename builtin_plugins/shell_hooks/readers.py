@@ -96,8 +96,10 @@ def read_agent_file(source: str, path: Path, reader: Reader, project: Path) -> N
 
 
 def _toml(text: str) -> Any:
-    import tomllib
-
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        raise ValueError("reading TOML needs Python 3.11 or later (tomllib)") from None
     return tomllib.loads(text)
 
 
@@ -107,7 +109,7 @@ def _names(section: Any, key: str) -> list[str]:
 
 
 #: Turns one configured item (a group or an entry) into our entries: (sub index, entry).
-Convert = Callable[[Reader, str, Any], list[tuple[int | None, dict[str, Any]]]]
+Convert = Callable[[Reader, str, str, Any], list[tuple[int | None, dict[str, Any]]]]
 
 
 def _block(
@@ -141,15 +143,16 @@ def _block(
             reader.warn(f"hooks.{name} in {origin}: must be a list; skipped")
             continue
         for index, item in enumerate(items):
-            where = f"hooks.{name}[{index}] in {origin}"
-            for sub, entry in convert(reader, where, item):
+            for sub, entry in convert(reader, f"hooks.{name}[{index}]", origin, item):
                 entry["protocol"] = source
                 if workdir and "working_dir" not in entry:
                     entry["working_dir"] = workdir
                 before = len(reader.hooks)
                 reader.entry(info, name, index, entry, origin, source, sub, None)
                 if len(reader.hooks) == before and info.can_block and event.answers:
-                    reader.guards.append(f"{where}: a {dialect.label} guard was not loaded")
+                    reader.guards.append(
+                        f"hooks.{name}[{index}] in {origin}: a {dialect.label} guard was not loaded"
+                    )
 
 
 def _seconds(reader: Reader, where: str, value: Any, unit: float) -> float | None:
@@ -167,7 +170,10 @@ def _grouped(source: str, disabled: set[str]) -> Convert:
     entry_keys = {"gemini": {"type", "command", "name", "timeout", "description"},
                   "codex": {"type", "command", "timeout", "statusMessage"}}[source]  # fmt: skip
 
-    def convert(reader: Reader, where: str, group: Any) -> list[tuple[int | None, dict[str, Any]]]:
+    def convert(
+        reader: Reader, place: str, origin: str, group: Any
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        where = f"{place} in {origin}"
         if not isinstance(group, Mapping) or not isinstance(group.get("hooks"), list):
             reader.warn(f"{where}: must be {{matcher, hooks: [...]}}; skipped")
             return []
@@ -175,7 +181,7 @@ def _grouped(source: str, disabled: set[str]) -> Convert:
             reader.warn(f"{where}: unknown key {key!r} ignored (expected {sorted(group_keys)})")
         out: list[tuple[int | None, dict[str, Any]]] = []
         for sub, raw in enumerate(group["hooks"]):
-            at = f"{where}.hooks[{sub}]"
+            at = f"{place}.hooks[{sub}] in {origin}"
             if not isinstance(raw, Mapping):
                 reader.warn(f"{at}: must be an object; skipped")
                 continue
@@ -210,7 +216,10 @@ def _flat(source: str) -> Convert:
     keys = {"cursor": {"command", "type", "matcher", "timeout", "failClosed", "loop_limit"},
             "copilot": {"type", "bash", "powershell", "cwd", "env", "timeoutSec", "comment"}}[source]  # fmt: skip
 
-    def convert(reader: Reader, where: str, raw: Any) -> list[tuple[int | None, dict[str, Any]]]:
+    def convert(
+        reader: Reader, place: str, origin: str, raw: Any
+    ) -> list[tuple[int | None, dict[str, Any]]]:
+        where = f"{place} in {origin}"
         if not isinstance(raw, Mapping):
             reader.warn(f"{where}: must be an object; skipped")
             return []

@@ -66,6 +66,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "replay_cmd",
         "Drive a recorded session through the hooks and show what they decided.",
     ),
+    "import": (
+        "hermes_hooks.cli.convert",
+        "import_cmd",
+        "Print (or --write) the config.yaml entries of another agent's hook configuration.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",
