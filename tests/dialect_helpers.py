@@ -63,8 +63,8 @@ class Agents:
         return hermes_hooks.load(self.home, accept_hooks=True, entry_points=False)
 
 
-@pytest.fixture
-def agents(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agents:
+@pytest.fixture(name="agents")
+def agents_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agents:
     for var in ("HERMES_HOME", "HERMES_SAFE_MODE", "HERMES_ACCEPT_HOOKS", "CODEX_HOME",
                 "COPILOT_HOME", "HERMES_HOOKS_DISABLED", "HERMES_HOOKS_PLUGINS"):  # fmt: skip
         monkeypatch.delenv(var, raising=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from dialect_helpers import Agents, agents, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
 
 DENY_RM = """\
 record()

@@ -9,7 +9,7 @@ import json
 import logging
 import time
 
-from dialect_helpers import Agents, agents, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
 
 POLICY = """\
 record()

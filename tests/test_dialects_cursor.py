@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from dialect_helpers import Agents, agents, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
 
 AUDIT_SHELL = """\
 record()

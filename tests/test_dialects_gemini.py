@@ -8,7 +8,7 @@ import logging
 from datetime import datetime
 
 import pytest
-from dialect_helpers import Agents, agents, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
 
 SECRET_GUARD = """\
 tool_input = payload["tool_input"]

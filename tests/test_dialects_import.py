@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from dialect_helpers import Agents, agents, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
 
 import hermes_hooks
 

@@ -37,6 +37,11 @@ CANNOT_FIRE = {
 }
 #: The events among those that can stop an action in their agent: a hook there is a guard.
 GUARD_NAMES = frozenset({"BeforeToolSelection", "PermissionRequest", "agentStop", "subagentStop"})
+#: Events that run here but whose deny cannot: the agent can stop the action, the host cannot.
+LOST_DENY = {
+    ("gemini", "BeforeModel"): "the host cannot stop or replace a model call from here",
+    ("gemini", "AfterModel"): "the host cannot discard or replace a model response from here",
+}
 
 
 # ---------------------------------------------------------------------- each agent's files
@@ -139,6 +144,11 @@ def _block(
                                      f"that cannot be carried over ({text})")  # fmt: skip
             continue
         info, event = found
+        lost = LOST_DENY.get((source, name))
+        if lost and items:
+            text = f"hooks.{name} in {origin}: its hooks run, but a deny cannot be carried over ({lost})"
+            reader.warn(text)
+            reader.guards.append(text)
         if not isinstance(items, list):
             reader.warn(f"hooks.{name} in {origin}: must be a list; skipped")
             continue
