@@ -129,7 +129,8 @@ class AgentEvent:
     event stands for (Cursor's ``beforeShellExecution`` only for the shell tool). ``matcher`` is
     the payload field a matcher tests (``None``: the dialect has no matcher on this event).
     ``answers``: what the agent reads from this event's answers, for the docs and the reader
-    (``""``: the answer is ignored, the event only observes).
+    (``""``: the answer is ignored, the event only observes). ``matches_text``: the matcher is
+    a regular expression searched in free text (Cursor's shell command), never a list of names.
     """
 
     name: str
@@ -138,7 +139,7 @@ class AgentEvent:
     matcher: str | None = None
     tool: bool = False
     answers: str = ""
-    env_file: bool = False
+    matches_text: bool = False
 
     def applies(self, kwargs: Mapping[str, Any]) -> bool:
         """Whether the host's arguments are an occurrence of this event."""

@@ -49,6 +49,7 @@ from hermes_hooks.results import ToolDecision
                 fields={"command": f.arg_of("command"), "cwd": f.cwd, "sandbox": const(False)},
                 when=f.tool_is("terminal"),
                 matcher="command",
+                matches_text=True,
                 answers="permission, user_message, agent_message",
             ),
             AgentEvent(
@@ -201,6 +202,7 @@ def pre_tool_call(
                 },
                 when=f.tool_is("terminal"),
                 matcher="command",
+                matches_text=True,
             ),
             AgentEvent(
                 "afterFileEdit",

@@ -126,3 +126,22 @@ def test_prompt_gate_fail_closed_and_unknown_permission(agents: Agents, caplog):
         "hooks.beforeShellExecution[0] in" in caplog.text
         and "unknown key 'priority'" in caplog.text
     )
+
+
+def test_a_shell_matcher_is_searched_in_the_command_and_unknown_answer_keys_reported(
+    agents: Agents, caplog
+):
+    script = agents.script(agents.project / "git.py", """\
+        record()
+        print(json.dumps({"permision": "deny"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"beforeShellExecution": [{"command": str(script), "matcher": "git"}]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["cursor"])
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
+    assert agents.seen(script) == []
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "git push"}).action is None
+    assert len(agents.seen(script)) == 1
+    assert (
+        "unknown Cursor answer key 'permision' ignored (did you mean 'permission'?)" in caplog.text
+    )

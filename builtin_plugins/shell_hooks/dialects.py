@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks import dialects, wire
-from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.catalogue import EventInfo, suggest
 from hermes_hooks.contract import AgentEvent
 
 from .matching import ShellHook
@@ -53,11 +53,18 @@ def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> wi
     tool = kwargs.get("tool_name")
 
     def read(raw: dict[str, Any]) -> tuple[Any, list[str]]:
+        unknown = sorted(set(map(str, raw)) - dialect.answer_keys)
+        notes = [
+            f"unknown {dialect.label} answer key {key!r} ignored"
+            + (f" (did you mean {hint!r}?)" if (hint := suggest(key, dialect.answer_keys)) else "")
+            for key in unknown
+        ]
         if event is not None and not event.answers:
             if any(k not in ("systemMessage", "suppressOutput") for k in raw):
                 return None, [f"{dialect.label} ignores the answer of {event.name}; so do we"]
-            return None, []
-        return dialect.translate(info, event, raw, tool if isinstance(tool, str) else None)
+            return None, notes
+        answer, more = dialect.translate(info, event, raw, tool if isinstance(tool, str) else None)
+        return answer, notes + more
 
     return wire.Translate(read, dialect.plain_text_context)
 

@@ -95,7 +95,8 @@ class ShellHook:
         if isinstance(self.occurrence, AgentEvent):
             dialect = dialects.get(self.protocol)
             if dialect is not None:
-                return dialects.matches(self.matcher, dialect.match_values(self.occurrence, kwargs))
+                values = dialect.match_values(self.occurrence, kwargs)
+                return dialects.matches(self.matcher, values, self.occurrence.matches_text)
         if self.match_field is None:
             return True
         value = kwargs.get(self.match_field)

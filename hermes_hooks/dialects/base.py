@@ -37,6 +37,7 @@ class Dialect:
     ``plain_text_context``: plain stdout is context, as in Claude Code (Codex), or ignored and
     reported. ``env``: the variables the agent gives its hooks (from the project dir).
     ``matcher_names``: more names a matcher may use for a tool (Codex: ``exec_command``).
+    ``answer_keys``: the top-level keys of an answer the agent defines (others are reported).
     """
 
     name: str
@@ -49,6 +50,7 @@ class Dialect:
     timeout_unit: float = 1.0
     default_timeout: float = 60.0
     plain_text_context: bool = False
+    answer_keys: frozenset[str] = frozenset()
     env: Callable[[str], dict[str, str]] = field(default=lambda cwd: {})
     matcher_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -124,13 +126,14 @@ def iso_now() -> str:
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def matches(matcher: str, values: list[str]) -> bool:
+def matches(matcher: str, values: list[str], text: bool = False) -> bool:
     """A dialect matcher: ``*`` or empty matches all; names joined by ``|`` match exactly;
     anything else is a regular expression searched in the value (Gemini, Codex, Cursor and
-    Claude Code all read matchers this way)."""
+    Claude Code all read matchers this way). ``text``: the value is free text (a command), so
+    the matcher is always searched in it."""
     if matcher in ("", "*"):
         return True
-    if re.fullmatch(r"[\w|.-]+", matcher):
+    if not text and re.fullmatch(r"[\w|.-]+", matcher):
         names = matcher.split("|")
         return any(v in names for v in values)
     try:

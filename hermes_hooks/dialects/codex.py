@@ -74,5 +74,16 @@ DIALECT = Dialect(
     translate=translate,
     default_timeout=600.0,
     plain_text_context=True,
+    answer_keys=frozenset(
+        {
+            "continue",
+            "stopReason",
+            "systemMessage",
+            "suppressOutput",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        }
+    ),
     matcher_names={"Bash": ("exec_command", "shell", "local_shell")},
 )

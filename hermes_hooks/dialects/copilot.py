@@ -71,4 +71,5 @@ DIALECT = Dialect(
     tool_keys=("toolName", "toolArgs"),
     args_as_text=True,
     default_timeout=30.0,
+    answer_keys=frozenset({"permissionDecision", "permissionDecisionReason"}),
 )

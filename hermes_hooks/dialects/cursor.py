@@ -96,4 +96,22 @@ DIALECT = Dialect(
     common=common,
     translate=translate,
     env=env,
+    answer_keys=frozenset(
+        {
+            "permission",
+            "decision",
+            "reason",
+            "user_message",
+            "userMessage",
+            "agent_message",
+            "agentMessage",
+            "continue",
+            "followup_message",
+            "updated_input",
+            "updatedInput",
+            "additional_context",
+            "additionalContext",
+            "env",
+        }
+    ),  # fmt: skip
 )

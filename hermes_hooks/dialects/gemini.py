@@ -95,6 +95,17 @@ DIALECT = Dialect(
     common=common,
     translate=translate,
     timeout_unit=0.001,
+    answer_keys=frozenset(
+        {
+            "continue",
+            "stopReason",
+            "systemMessage",
+            "suppressOutput",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        }
+    ),
     default_timeout=60.0,
     env=env,
 )
