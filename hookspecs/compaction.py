@@ -81,6 +81,13 @@ def pre_compress(
         ),
     ),
     docker=("post_compact",),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "PostCompact", fields={"trigger": arg("trigger", "auto")}, matcher="trigger"
+            ),
+        ),
+    },
     example={
         "session_id": "test-session",
         "trigger": "auto",

@@ -225,6 +225,17 @@ def on_session_reset(
             },
         ),
     ),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "SubagentStart",
+                fields={
+                    "agent_id": either("child_subagent_id", "child_session_id"),
+                    "agent_type": arg("child_role"),
+                },
+            ),
+        ),
+    },
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",
@@ -275,6 +286,18 @@ def subagent_start(
             },
         ),
     ),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "SubagentStop",
+                fields={
+                    "stop_hook_active": flag("stop_hook_active"),
+                    "agent_id": arg("child_session_id"),
+                    "agent_type": arg("child_role"),
+                },
+            ),
+        ),
+    },
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",

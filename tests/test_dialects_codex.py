@@ -143,3 +143,27 @@ def test_unknown_keys_and_events_are_reported_with_the_file(agents: Agents, capl
         in caplog.text
     )
     assert "unknown Codex event 'PostToolUze' (did you mean 'PostToolUse'?)" in caplog.text
+
+
+def test_permission_request_answers_the_approval_and_subagent_stop_guard_is_reported(
+    agents: Agents, caplog
+):
+    script = agents.script(agents.project / "perm.py", """\
+        record()
+        behavior = "deny" if "push" in payload["tool_input"]["command"] else "allow"
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+              "decision": {"behavior": behavior, "message": "no pushing from the agent"}}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PermissionRequest": [group(str(script), "Bash")],
+                        "SubagentStop": [group("true")]})  # fmt: skip
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["codex"])
+    answer = hooks.call("permission_request", tool_name="terminal", args={"command": "git push"},
+                        command="git push", turn_id="t9")  # fmt: skip
+    assert (answer.action, answer.message) == ("deny", "no pushing from the agent")
+    ok = hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    assert ok.action == "allow"
+    payload = agents.seen(script)[0]["payload"]
+    assert payload["hook_event_name"] == "PermissionRequest" and payload["tool_name"] == "Bash"
+    assert payload["turn_id"] == "t9"
+    assert "hooks.SubagentStop in" in caplog.text and "a deny cannot be carried over" in caplog.text

@@ -26,21 +26,20 @@ SOURCES = ("claude", *dialects.DIALECTS)
 #: Events each agent has that no event of ours stands for, and why they cannot fire here.
 CANNOT_FIRE = {
     "BeforeToolSelection": "the host has no step that chooses the tools offered to the model",
-    "PermissionRequest": "Codex's approval prompt is not one of ours (use PreToolUse)",
     "errorOccurred": "the host reports errors through notification, not this event",
     "agentStop": "Copilot's stop answers are ignored; the host's stop is pre_verify",
     "subagentStop": "sub-agent stop hooks of this agent are not read yet",
     "subagentStart": "sub-agent start hooks of this agent are not read yet",
     "afterAgentThought": "the host does not report the model's thinking",
-    "PostCompact": "not read from this agent yet",
     "postToolUseFailure": "Cursor's failure event is not read yet (postToolUse hears failures)",
 }
 #: The events among those that can stop an action in their agent: a hook there is a guard.
-GUARD_NAMES = frozenset({"BeforeToolSelection", "PermissionRequest", "agentStop", "subagentStop"})
+GUARD_NAMES = frozenset({"BeforeToolSelection", "agentStop", "subagentStop"})
 #: Events that run here but whose deny cannot: the agent can stop the action, the host cannot.
 LOST_DENY = {
     ("gemini", "BeforeModel"): "the host cannot stop or replace a model call from here",
     ("gemini", "AfterModel"): "the host cannot discard or replace a model response from here",
+    ("codex", "SubagentStop"): "the host's subagent_stop only observes; it cannot keep one going",
 }
 
 
