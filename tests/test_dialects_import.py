@@ -130,3 +130,26 @@ def test_list_shows_dialect_and_file(agents: Agents):
                           env={"HOME": str(agents.user)}).stdout)  # fmt: skip
     (row,) = [r for r in rows if r.get("source") == "shell"]
     assert (row["protocol"], row["origin"]) == ("cursor", str(source))
+
+
+def test_config_yaml_entries_speak_a_dialect_under_our_names_and_theirs(agents: Agents, caplog):
+    guard = agents.script(
+        agents.project / "guard.py", 'record()\nprint(\'{"permission": "deny"}\')\n'
+    )
+    agents.home.mkdir(exist_ok=True)
+    (agents.home / "config.yaml").write_text(yaml.safe_dump({"hooks": {
+        "pre_tool_call": [{"command": str(guard), "protocol": "cursor", "matcher": "Read"}],
+        "beforeShellExecution": [{"command": str(guard), "protocol": "cursor"}],
+        "afterFileEdit": [{"command": str(guard), "protocol": "gemini"}],
+    }}))  # fmt: skip
+    hooks = hermes_hooks.load(agents.home, accept_hooks=True, entry_points=False)
+    assert hooks.pre_tool_call(tool_name="read_file", args={"path": "x"}).action == "block"
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "block"
+    general, shell = (r["payload"] for r in agents.seen(guard))
+    assert general["hook_event_name"] == "preToolUse" and general["tool_name"] == "Read"
+    assert shell["hook_event_name"] == "beforeShellExecution" and shell["command"] == "ls"
+    assert "unknown event 'afterFileEdit'" in caplog.text  # not a Gemini CLI event
+    assert {r["configured_event"] for r in rows_of(hooks)} == {
+        "pre_tool_call",
+        "beforeShellExecution",
+    }
