@@ -56,6 +56,7 @@ def _shell_hooks(hooks: Hooks) -> bool:
     return (
         config.get("hooks") is not None
         or config.get("hooks_settings_files") is not None
+        or bool(config.get("hooks_sources"))
         or (hooks.home / "settings.json").exists()
     )
 

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from .answers import AnswerType, Observe, Raw
-from .contract import ClaudeEvent, EventMeta
+from .contract import AgentEvent, ClaudeEvent, EventMeta
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,15 @@ class EventInfo:
         """The declared Claude Code event called ``name``, if any."""
         return next((c for c in self.meta.claude if c.name == name), None)
 
+    def dialect_events(self, dialect: str) -> tuple[AgentEvent, ...]:
+        """The events of another agent's dialect (``gemini``, ``codex``, ...) this one stands for."""
+        return self.meta.dialects.get(dialect, ())
+
+    def dialect_event(self, dialect: str, kwargs: Mapping[str, Any]) -> AgentEvent | None:
+        """The dialect's event these arguments are an occurrence of (the first that applies),
+        or ``None`` when the dialect has none."""
+        return next((e for e in self.dialect_events(dialect) if e.applies(kwargs)), None)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
@@ -93,6 +102,7 @@ class EventInfo:
             "aliases": list(self.aliases),
             "claude_code": [c.name for c in self.claude],
             "docker_agent": list(self.meta.docker),
+            "dialects": {d: [e.name for e in evs] for d, evs in self.meta.dialects.items()},
             "value": self.value,
             "can_block": self.can_block,
             "answer": self.answer.describe(),

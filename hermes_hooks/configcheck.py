@@ -22,6 +22,7 @@ TOP_LEVEL = (
     "plugins",
     "fail_closed_events",
     "hooks_settings_files",
+    "hooks_sources",
     "hooks_auto_accept",
     "hooks_max_output",
     "hooks_max_stop_continues",

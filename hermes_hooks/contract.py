@@ -119,6 +119,34 @@ class ClaudeEvent:
 
 
 @dataclass(frozen=True)
+class AgentEvent:
+    """One event of another agent's hook dialect (Gemini CLI, Codex, Cursor, Copilot: the
+    dialects of :mod:`hermes_hooks.dialects`) that one of our events stands for.
+
+    ``fields`` are the event-specific payload fields, besides the ones every event of the
+    dialect carries (the dialect adds those). ``tool``: the payload carries the tool's name and
+    arguments, named and keyed as that agent names them. ``when`` selects the occurrences this
+    event stands for (Cursor's ``beforeShellExecution`` only for the shell tool). ``matcher`` is
+    the payload field a matcher tests (``None``: the dialect has no matcher on this event).
+    ``answers``: what the agent reads from this event's answers, for the docs and the reader
+    (``""``: the answer is ignored, the event only observes). ``matches_text``: the matcher is
+    a regular expression searched in free text (Cursor's shell command), never a list of names.
+    """
+
+    name: str
+    fields: Mapping[str, Field] = field(default_factory=dict)
+    when: Callable[[Mapping[str, Any]], bool] | None = None
+    matcher: str | None = None
+    tool: bool = False
+    answers: str = ""
+    matches_text: bool = False
+
+    def applies(self, kwargs: Mapping[str, Any]) -> bool:
+        """Whether the host's arguments are an occurrence of this event."""
+        return self.when is None or bool(self.when(kwargs))
+
+
+@dataclass(frozen=True)
 class EventMeta:
     """Everything a hookspec declares about its event (read by :mod:`hermes_hooks.catalogue`).
 
@@ -129,7 +157,9 @@ class EventMeta:
     ``required``: the arguments a host must pass (a transform's value always is).
     ``continues``: an answer keeps the agent working instead of letting it stop (Claude Code's
     ``Stop``), so shell hooks are told ``stop_hook_active`` and capped at
-    ``hooks_max_stop_continues`` answers in a row.
+    ``hooks_max_stop_continues`` answers in a row. ``dialects``: the events of other agents'
+    hook dialects this event stands for, by dialect (``{"gemini": (AgentEvent(...),)}``); their
+    names are not aliases (they are read only in that agent's files, or with its ``protocol``).
     """
 
     answer: AnswerType
@@ -142,6 +172,7 @@ class EventMeta:
     continues: bool = False
     subtypes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     required: tuple[str, ...] = ()
+    dialects: Mapping[str, tuple[AgentEvent, ...]] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:

@@ -80,6 +80,17 @@ def claude_lines(info: catalogue.EventInfo) -> list[str]:
     return lines
 
 
+def dialect_line(info: catalogue.EventInfo) -> list[str]:
+    """The events of other agents' dialects the event stands for (docs/dialects.md)."""
+    from .dialects import DIALECTS
+
+    parts = [
+        f"{DIALECTS[d].label if d in DIALECTS else d} " + ", ".join(f"`{e.name}`" for e in events)
+        for d, events in info.meta.dialects.items()
+    ]
+    return [f"Other agents' hooks ([dialects](dialects.md)): {'; '.join(parts)}."] if parts else []
+
+
 def signature_of(info: catalogue.EventInfo) -> str:
     return f"{info.name}({', '.join(info.args)})"
 
@@ -133,6 +144,7 @@ def render_events_md() -> str:
         if info.meta.plain_text_context:
             out.append("A shell hook's plain (non-JSON) stdout is context for the model.")
         out += claude_lines(info)
+        out += dialect_line(info)
         out += ["", markdown_of(info.doc), ""]
         if info.meta.subtypes:
             out += subtype_table(info)

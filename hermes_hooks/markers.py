@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import pluggy
 
 from .answers import AnswerType
-from .contract import ClaudeEvent, EventMeta
+from .contract import AgentEvent, ClaudeEvent, EventMeta
 
 PROJECT = "hermes"
 
@@ -34,10 +34,12 @@ def event(
     continues: bool = False,
     subtypes: Mapping[str, tuple[str, ...]] | None = None,
     required: tuple[str, ...] = (),
+    dialects: Mapping[str, tuple[AgentEvent, ...]] | None = None,
 ) -> Callable[[F], F]:
     """Declare a hookspec as an event: its answer type (see :mod:`hermes_hooks.answers`; the
     type's kind decides how hooks combine, and ``first`` kinds are pluggy ``firstresult``), the
-    Claude Code events it stands for, docker-agent names and other aliases, and a realistic
+    Claude Code events it stands for, the events of other agents' dialects (``dialects``, by
+    dialect name), docker-agent names and other aliases, and a realistic
     ``example`` payload (used by ``hermes hooks test`` and the docs). See
     :class:`~hermes_hooks.contract.EventMeta` for the flags."""
     if not isinstance(answer, AnswerType):
@@ -55,6 +57,7 @@ def event(
         continues=continues,
         subtypes=dict(subtypes or {}),
         required=tuple(required),
+        dialects={name: tuple(events) for name, events in (dialects or {}).items()},
     )
 
     def deco(fn: F) -> F:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -192,6 +192,21 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
 # ---------------------------------------------------------------------- answers
 
 
+class Translate:
+    """Reads another agent's parsed answer as one of ours: a callable returning the answer in
+    a shape our answer types read (``None``: nothing to read) and notes on what could not be
+    carried over; ``plain_text``: plain stdout may be context, as in Claude Code."""
+
+    def __init__(
+        self, read: Callable[[dict[str, Any]], tuple[Any, list[str]]], plain_text: bool
+    ) -> None:
+        self.read = read
+        self.plain_text = plain_text
+
+    def __call__(self, raw: dict[str, Any]) -> tuple[Any, list[str]]:
+        return self.read(raw)
+
+
 @dataclass(frozen=True)
 class Answer:
     """What one hook run means for its event.
@@ -231,14 +246,18 @@ def parse(
     fail_closed: bool = False,
     failure: str | None = None,
     tool_name: str | None = None,
+    translate: Translate | None = None,
 ) -> Answer:
     """Turn one hook run into an :class:`Answer`. Never raises, whatever the bytes.
 
     ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
     over the cap); ``tool_name`` lets a Claude Code ``updatedInput`` be mapped back.
+    ``translate`` reads another agent's answer (:mod:`hermes_hooks.dialects`) as one of ours.
     """
     try:
-        answer = _parse(info, protocol, returncode, stdout, stderr, source, failure, tool_name)
+        answer = _parse(
+            info, protocol, returncode, stdout, stderr, source, failure, tool_name, translate
+        )
     except Exception as exc:  # a bug here must not take the agent down
         answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
     if (answer.failure or answer.unparseable) and fail_closed:
@@ -258,6 +277,7 @@ def _parse(
     source: str,
     failure: str | None,
     tool_name: str | None,
+    translate: Translate | None = None,
 ) -> Answer:
     if failure:
         return Answer(failure=failure)
@@ -282,18 +302,24 @@ def _parse(
         return Answer()
     raw = _json_object(out)
     if raw is None:
-        if info.meta.plain_text_context:
+        if info.meta.plain_text_context and (translate is None or translate.plain_text):
             return Answer(value=info.answer.normalise(out, source), raw=out)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
             raw=out,
             unparseable=True,
         )
+    notes: list[str] = []
+    if translate is not None:
+        read, notes = translate(raw)
+        if not isinstance(read, dict):
+            return Answer(raw=raw, dropped="; ".join(notes) or None)
+        raw = read
     value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
-    warning = None
+    warning = "; ".join(notes) or None
     system = raw.get("systemMessage") or raw.get("system_message")
     if isinstance(system, str) and system.strip():
-        warning = system.strip()
+        warning = "; ".join(filter(None, [system.strip(), warning]))
     return Answer(
         value=value, raw=raw, warning=warning, dropped=dropped or None, defaulted=defaulted
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Observe, PermissionAnswers
-from hermes_hooks.contract import ClaudeEvent, const
+from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const
 from hermes_hooks.markers import event
 from hermes_hooks.results import PermissionAnswer
 
@@ -21,6 +21,17 @@ from hermes_hooks.results import PermissionAnswer
             tool=True,
         ),
     ),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "PermissionRequest",
+                fields={"turn_id": arg("turn_id")},
+                matcher="tool_name",
+                tool=True,
+                answers="hookSpecificOutput.decision.behavior allow/deny, message",
+            ),
+        ),
+    },
     example={
         "tool_name": "terminal",
         "args": {"command": "git push --force"},

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import CompressAnswers, Observe
-from hermes_hooks.contract import ClaudeEvent, arg
+from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg
 from hermes_hooks.markers import event
 from hermes_hooks.results import CompressAnswer
 
@@ -24,6 +24,17 @@ from hermes_hooks.results import CompressAnswer
         ),
     ),
     docker=("pre_compact",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "PreCompress", fields={"trigger": arg("trigger", "auto")}, matcher="trigger"
+            ),
+        ),
+        "codex": (
+            AgentEvent("PreCompact", fields={"trigger": arg("trigger", "auto")}, matcher="trigger"),
+        ),
+        "cursor": (AgentEvent("preCompact", fields={"trigger": arg("trigger", "auto")}),),
+    },  # fmt: skip
     example={
         "session_id": "test-session",
         "trigger": "auto",
@@ -70,6 +81,13 @@ def pre_compress(
         ),
     ),
     docker=("post_compact",),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "PostCompact", fields={"trigger": arg("trigger", "auto")}, matcher="trigger"
+            ),
+        ),
+    },
     example={
         "session_id": "test-session",
         "trigger": "auto",

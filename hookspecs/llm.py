@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, Observe, PromptAnswers, Transform, VerifyAnswers
-from hermes_hooks.contract import ClaudeEvent, arg, flag, optional
+from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, flag, optional
+from hermes_hooks.dialects import fields as f
 from hermes_hooks.markers import event
 from hermes_hooks.results import PromptDecision, VerifyAnswer
 
@@ -14,6 +15,7 @@ from hermes_hooks.results import PromptDecision, VerifyAnswer
 @event(
     Context(),
     docker=("before_llm_call",),
+    dialects={"gemini": (AgentEvent("BeforeModel", fields={"llm_request": f.llm_request}),)},
     plain_text_context=True,
     example={
         "session_id": "test-session",
@@ -68,6 +70,14 @@ def pre_llm_call(
 @event(
     Observe(),
     docker=("after_llm_call",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "AfterModel", fields={"llm_request": f.llm_request, "llm_response": f.llm_response}
+            ),
+        ),
+        "cursor": (AgentEvent("afterAgentResponse", fields={"text": arg("assistant_response")}),),
+    },  # fmt: skip
     example={
         "session_id": "test-session",
         "task_id": "test-task",
@@ -148,6 +158,30 @@ def transform_llm_output(
     required=("user_message",),
     claude=(ClaudeEvent("UserPromptSubmit", fields={"prompt": arg("user_message")}),),
     aliases=("on_user_input",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "BeforeAgent",
+                fields={"prompt": arg("user_message")},
+                answers="decision deny + reason, additionalContext, continue",
+            ),
+        ),
+        "codex": (
+            AgentEvent(
+                "UserPromptSubmit",
+                fields={"turn_id": arg("turn_id"), "prompt": arg("user_message")},
+                answers="decision block + reason, additionalContext",
+            ),
+        ),
+        "cursor": (
+            AgentEvent(
+                "beforeSubmitPrompt",
+                fields={"prompt": arg("user_message"), "attachments": const([])},
+                answers="continue, user_message",
+            ),
+        ),
+        "copilot": (AgentEvent("userPromptSubmitted", fields={"prompt": arg("user_message")}),),
+    },  # fmt: skip
     plain_text_context=True,
     example={
         "user_message": "deploy to production",
@@ -244,6 +278,37 @@ def transform_messages(
         ),
     ),
     docker=("stop",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "AfterAgent",
+                fields={
+                    "prompt": arg("user_message"),
+                    "prompt_response": arg("final_response"),
+                    "stop_hook_active": flag("stop_hook_active"),
+                },
+                answers="decision deny + reason (retry with the reason)",
+            ),
+        ),
+        "codex": (
+            AgentEvent(
+                "Stop",
+                fields={
+                    "turn_id": arg("turn_id"),
+                    "stop_hook_active": flag("stop_hook_active"),
+                    "last_assistant_message": optional("final_response"),
+                },
+                answers="decision block + reason",
+            ),
+        ),
+        "cursor": (
+            AgentEvent(
+                "stop",
+                fields={"status": const("completed"), "loop_count": arg("attempt", 0)},
+                answers="followup_message",
+            ),
+        ),
+    },  # fmt: skip
     continues=True,
     example={
         "session_id": "test-session",

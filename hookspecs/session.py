@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, Observe
-from hermes_hooks.contract import ClaudeEvent, arg, either, flag, optional
+from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, either, flag, optional
 from hermes_hooks.markers import event
 
 
@@ -21,6 +21,40 @@ from hermes_hooks.markers import event
         ),
     ),
     docker=("session_start",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "SessionStart",
+                fields={"source": arg("source", "startup")},
+                matcher="source",
+                answers="hookSpecificOutput.additionalContext",
+            ),
+        ),
+        "codex": (
+            AgentEvent(
+                "SessionStart",
+                fields={"source": arg("source", "startup")},
+                matcher="source",
+                answers="additionalContext, plain stdout",
+            ),
+        ),
+        "cursor": (
+            AgentEvent(
+                "sessionStart",
+                fields={"session_id": arg("session_id"), "is_background_agent": const(False)},
+                answers="additional_context",
+            ),
+        ),
+        "copilot": (
+            AgentEvent(
+                "sessionStart",
+                fields={
+                    "source": arg("source", "new"),
+                    "initialPrompt": optional("initial_prompt"),
+                },
+            ),
+        ),
+    },  # fmt: skip
     plain_text_context=True,
     example={
         "session_id": "test-session",
@@ -57,6 +91,18 @@ def on_session_start(
     Observe(),
     claude=(ClaudeEvent("SessionEnd", fields={"reason": arg("reason", "other")}),),
     docker=("session_end",),
+    dialects={
+        "gemini": (
+            AgentEvent("SessionEnd", fields={"reason": arg("reason", "exit")}, matcher="reason"),
+        ),
+        "cursor": (
+            AgentEvent(
+                "sessionEnd",
+                fields={"session_id": arg("session_id"), "reason": arg("reason", "completed")},
+            ),
+        ),
+        "copilot": (AgentEvent("sessionEnd", fields={"reason": arg("reason", "complete")}),),
+    },  # fmt: skip
     example={
         "session_id": "test-session",
         "task_id": "test-task",
@@ -179,6 +225,17 @@ def on_session_reset(
             },
         ),
     ),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "SubagentStart",
+                fields={
+                    "agent_id": either("child_subagent_id", "child_session_id"),
+                    "agent_type": arg("child_role"),
+                },
+            ),
+        ),
+    },
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",
@@ -229,6 +286,18 @@ def subagent_start(
             },
         ),
     ),
+    dialects={
+        "codex": (
+            AgentEvent(
+                "SubagentStop",
+                fields={
+                    "stop_hook_active": flag("stop_hook_active"),
+                    "agent_id": arg("child_session_id"),
+                    "agent_type": arg("child_role"),
+                },
+            ),
+        ),
+    },
     example={
         "parent_session_id": "parent-sess",
         "parent_turn_id": "parent-turn",
@@ -276,6 +345,19 @@ def subagent_stop(
             matcher="notification_type",
         ),
     ),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "Notification",
+                fields={
+                    "notification_type": arg("notification_type"),
+                    "message": arg("message"),
+                    "details": const({}),
+                },
+                matcher="notification_type",
+            ),
+        ),
+    },  # fmt: skip
     example={
         "level": "warning",
         "message": "Claude needs your permission to use Bash",

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, ToolAnswers, Transform
-from hermes_hooks.contract import ClaudeEvent, arg, either, flag, tool_response
+from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, either, flag, tool_response
+from hermes_hooks.dialects import fields as f
 from hermes_hooks.markers import event
 from hermes_hooks.results import ToolDecision
 
@@ -24,6 +25,64 @@ from hermes_hooks.results import ToolDecision
     ),
     docker=("pre_tool_use",),
     aliases=("before_tool_call",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "BeforeTool",
+                matcher="tool_name",
+                tool=True,
+                answers="decision, reason, hookSpecificOutput.tool_input/additionalContext",
+            ),
+        ),
+        "codex": (
+            AgentEvent(
+                "PreToolUse",
+                fields={"turn_id": arg("turn_id"), "tool_use_id": arg("tool_call_id")},
+                matcher="tool_name",
+                tool=True,
+                answers="permissionDecision deny, decision block, reason",
+            ),
+        ),
+        "cursor": (
+            AgentEvent(
+                "beforeShellExecution",
+                fields={"command": f.arg_of("command"), "cwd": f.cwd, "sandbox": const(False)},
+                when=f.tool_is("terminal"),
+                matcher="command",
+                matches_text=True,
+                answers="permission, user_message, agent_message",
+            ),
+            AgentEvent(
+                "beforeMCPExecution",
+                fields={"tool_name": arg("tool_name"), "tool_input": f.args_text},
+                when=f.mcp_tool,
+                matcher="tool_name",
+                answers="permission, user_message, agent_message",
+            ),
+            AgentEvent(
+                "beforeReadFile",
+                fields={
+                    "file_path": f.arg_of("path"),
+                    "content": f.file_content,
+                    "attachments": const([]),
+                },
+                when=f.tool_is("read_file"),
+                answers="permission",
+            ),
+            AgentEvent(
+                "preToolUse",
+                fields={"tool_use_id": arg("tool_call_id"), "cwd": f.cwd},
+                matcher="tool_name",
+                tool=True,
+                answers="decision/permission, reason, updated_input",
+            ),
+        ),
+        "copilot": (
+            AgentEvent(
+                "preToolUse", tool=True, answers="permissionDecision deny, permissionDecisionReason"
+            ),
+        ),
+    },  # fmt: skip
     example={
         "tool_name": "terminal",
         "args": {"command": "echo hello"},
@@ -110,6 +169,74 @@ def pre_tool_call(
     ),
     docker=("post_tool_use",),
     aliases=("after_tool_call",),
+    dialects={
+        "gemini": (
+            AgentEvent(
+                "AfterTool",
+                fields={"tool_response": f.gemini_tool_response},
+                matcher="tool_name",
+                tool=True,
+                answers="decision deny + reason, hookSpecificOutput.additionalContext",
+            ),
+        ),
+        "codex": (
+            AgentEvent(
+                "PostToolUse",
+                fields={
+                    "turn_id": arg("turn_id"),
+                    "tool_use_id": arg("tool_call_id"),
+                    "tool_response": tool_response,
+                },
+                matcher="tool_name",
+                tool=True,
+                answers="decision block + reason",
+            ),
+        ),
+        "cursor": (
+            AgentEvent(
+                "afterShellExecution",
+                fields={
+                    "command": f.arg_of("command"),
+                    "output": f.result_text,
+                    "duration": f.duration,
+                },
+                when=f.tool_is("terminal"),
+                matcher="command",
+                matches_text=True,
+            ),
+            AgentEvent(
+                "afterFileEdit",
+                fields={"file_path": f.arg_of("path"), "edits": f.edits},
+                when=f.tool_is("write_file", "patch"),
+            ),
+            AgentEvent(
+                "afterMCPExecution",
+                fields={
+                    "tool_name": arg("tool_name"),
+                    "tool_input": f.args_text,
+                    "result_json": f.result_text,
+                    "duration": f.duration,
+                },
+                when=f.mcp_tool,
+                matcher="tool_name",
+            ),
+            AgentEvent(
+                "postToolUse",
+                fields={
+                    "tool_use_id": arg("tool_call_id"),
+                    "tool_output": f.result_text,
+                    "cwd": f.cwd,
+                    "duration": f.duration,
+                },
+                matcher="tool_name",
+                tool=True,
+                answers="additional_context",
+            ),
+        ),
+        "copilot": (
+            AgentEvent("postToolUse", fields={"toolResult": f.copilot_tool_result}, tool=True),
+        ),
+    },  # fmt: skip
     hermes_returns_ignored=True,
     example={
         "tool_name": "terminal",

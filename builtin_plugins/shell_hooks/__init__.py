@@ -4,6 +4,8 @@ Claude Code ``settings.json`` files. Reference: ``docs/shell-hooks.md``.
 The package, one idea a module:
 
 - :mod:`.config`: reading the hooks from ``config.yaml`` and ``settings.json`` files;
+- :mod:`.readers`: where every hook is configured, other agents' files included
+  (``hooks_sources``); :mod:`.dialects`: payloads, variables and answers of those agents' hooks;
 - :mod:`.matching`: one configured hook, and whether it fires for an occurrence of its event;
 - :mod:`.approvals`: consent (approved, unapproved, changed), the terminal question, pinning;
 - :mod:`.execution`: environment, running the processes, reading and combining the answers;
@@ -15,9 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .approvals import Ask, Consent, question, revoke, tty_prompt
-from .config import load_entries, read_settings_file
+from .settings_files import read_settings_file
 from .environment import parse_env_file
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from .readers import load_entries
 from .runs import Recorder, Run, combine, plain
 from .source import ShellHooks
 

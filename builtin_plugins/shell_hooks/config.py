@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import re
 import shlex
 from collections.abc import Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, wire
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
+from hermes_hooks.contract import AgentEvent
 
-from . import kinds
+from . import dialects, kinds
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
-from .settings_files import read_settings_file
 
 if TYPE_CHECKING:
-    from hermes_hooks.hooks import Hooks
     from hermes_hooks.manager import HookManager
 
 log = logging.getLogger("hermes_hooks")
@@ -42,13 +39,14 @@ ENTRY_KEYS = (
     "canary",
     "pin",
     "env_passthrough",
+    "sequential",
 )
 #: The entry types (``type:``); ``builtin`` entries are read by the built-ins
 #: (``builtin_plugins/switches.py``), ``http`` and ``prompt`` by :mod:`.kinds`.
 KINDS = ("command", "http", "prompt", "builtin")
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
-                   "claude": wire.CLAUDE}  # fmt: skip
+                   "claude": wire.CLAUDE, **dialects.PROTOCOL_NAMES}  # fmt: skip
 
 
 class Reader:
@@ -58,6 +56,8 @@ class Reader:
     def __init__(self, manager: HookManager) -> None:
         self.problems: list[str] = []
         self.hooks: list[ShellHook] = []
+        #: Guards (hooks that can stop an action in their agent) that could not be carried over.
+        self.guards: list[str] = []
         self.manager = manager
         #: config.yaml's ``allowed_http_hook_urls`` and ``allowed_env_vars`` (http, prompt).
         self.settings: Mapping[str, Any] = {}
@@ -83,6 +83,8 @@ class Reader:
             try:
                 info = self.manager.event(name)
             except UnknownEvent as exc:
+                if self.dialect_block(name, entries, origin, plugin_root):
+                    continue
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
@@ -101,6 +103,20 @@ class Reader:
                     self.entry(
                         info, name, index, entry, origin, default_protocol, None, plugin_root
                     )
+
+    def dialect_block(self, name: str, entries: Any, origin: str, root: str | None) -> bool:
+        """Entries under another agent's event name, each with that agent's ``protocol``."""
+        if not isinstance(entries, list) or not entries:
+            return False
+        found = [dialects.event_named(_PROTOCOL_NAMES.get(str(e.get("protocol", "")).lower(), ""),
+                                      name, self.manager.events) if isinstance(e, Mapping)
+                 else None for e in entries]  # fmt: skip
+        if any(info is None for info in found):
+            return False
+        for index, (info, entry) in enumerate(zip(found, entries, strict=True)):
+            assert info is not None
+            self.entry(info, name, index, entry, origin, wire.HERMES, None, root)
+        return True
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
                      plugin_root: str | None) -> None:  # fmt: skip
@@ -166,8 +182,8 @@ class Reader:
         if "protocol" in raw:
             protocol = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
             if not protocol:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not 'hermes' or 'claude-code'; "
-                          f"using {default_protocol!r}")  # fmt: skip
+                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
+                          f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default_protocol!r}")  # fmt: skip
                 protocol = default_protocol
         if protocol == wire.HERMES:
             try:
@@ -198,7 +214,13 @@ class Reader:
             pin=self.pins(raw.get("pin"), where),
             env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
-        hook.occurrence = info.claude_named(name)
+        hook.occurrence, wrong = dialects.occurrence(protocol, name, info)
+        if wrong:
+            self.warn(f"{where}: {wrong}; skipped")
+            return
+        hook.occurrence = hook.occurrence or info.claude_named(name)
+        if raw.get("sequential"):
+            hook.options["sequential"] = True
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
 
@@ -238,9 +260,16 @@ class Reader:
             self.warn(f"{where}: matcher must be a string, not {type(raw).__name__}; ignored")
             return
         matcher = raw.strip()
-        if hook.protocol == wire.CLAUDE and matcher in ("", "*"):
+        if hook.protocol != wire.HERMES and matcher in ("", "*"):
             return
         if not matcher:
+            return
+        if isinstance(hook.occurrence, AgentEvent):
+            if hook.occurrence.matcher is None:
+                self.warn(f"{where}: matcher {matcher!r} is ignored: {hook.occurrence.name} has "
+                          "no matcher, so the hook fires on every call")  # fmt: skip
+            else:
+                hook.matcher = matcher
             return
         if hook.protocol == wire.CLAUDE:
             # The field the Claude Code event's matcher tests; a tool event Claude Code does not
@@ -340,33 +369,3 @@ class Reader:
             return {}
         return {str(k): "" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
                 for k, v in value.items()}  # fmt: skip
-
-
-def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
-    """Every shell hook the config declares: ``hooks:`` of config.yaml, then ``settings.json``
-    files (``<home>/settings.json`` and ``hooks_settings_files``); and the problems found."""
-    config = hooks.config
-    reader = Reader(hooks.manager)
-    reader.settings = {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
-    origin = str(hooks.config_path) if hooks.config_path else "the host's config"
-    reader.block(config.get("hooks"), origin, wire.HERMES)
-    files: list[Path] = []
-    default = hooks.home / "settings.json"
-    if default.is_file():
-        files.append(default)
-    listed = config.get("hooks_settings_files")
-    if isinstance(listed, str):
-        listed = [listed]
-    if listed is not None and not isinstance(listed, list):
-        reader.warn(f"hooks_settings_files in {origin}: must be a list of paths; ignored")
-        listed = []
-    base = hooks.config_path.parent if hooks.config_path else hooks.home
-    for item in listed or []:
-        path = Path(os.path.expandvars(os.path.expanduser(str(item))))
-        if not path.is_absolute():
-            path = base / path
-        if path not in files:
-            files.append(path)
-    for path in files:
-        read_settings_file(path, reader)
-    return reader.hooks, reader.problems

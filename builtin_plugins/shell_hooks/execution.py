@@ -23,7 +23,7 @@ from typing import Any
 from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
-from . import kinds
+from . import dialects, kinds
 from .approvals import Approvals
 from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
@@ -99,6 +99,7 @@ class Runner:
             env.setdefault("CLAUDE_PROJECT_DIR", cwd)
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
+        env.update(dialects.env(hook, cwd))
         claude = info.claude_event(kwargs)
         if claude is not None and claude.env_file and session:
             if "CLAUDE_ENV_FILE" not in os.environ:
@@ -115,6 +116,7 @@ class Runner:
             env.setdefault("CLAUDE_PROJECT_DIR", resolve.current_dir())
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
+        env.update(dialects.env(hook, resolve.current_dir()))
         env.update(hook.env)
         return env
 
@@ -252,14 +254,17 @@ class Runner:
         run.status, run.detail, run.digest = state.status, state.detail, state.digest
         if state.status != "active" and not force:
             return None
-        if hook.protocol not in encoded:
-            payload = (
-                wire.claude_payload(info, kwargs, cwd)
-                if hook.protocol == wire.CLAUDE
-                else wire.hermes_payload(info.name, kwargs, cwd)
-            )
-            encoded[hook.protocol] = wire.encode(payload)
-        run.stdin = encoded[hook.protocol]
+        key = dialects.payload_key(hook)
+        if key not in encoded:
+            payload = dialects.payload(hook, info, kwargs, cwd)
+            if payload is None:
+                payload = (
+                    wire.claude_payload(info, kwargs, cwd)
+                    if hook.protocol == wire.CLAUDE
+                    else wire.hermes_payload(info.name, kwargs, cwd)
+                )
+            encoded[key] = wire.encode(payload)
+        run.stdin = encoded[key]
         if typed:
             return process.Command((), run.stdin, timeout=hook.timeout, env=env, cap=self.cap)
         run.ran = True
@@ -308,6 +313,7 @@ class Runner:
             fail_closed=hook.fail_closed,
             failure=failure,
             tool_name=kwargs.get("tool_name"),
+            translate=dialects.translate(hook, info, kwargs),
         )
         if answer.failure:
             log.warning("shell hook %r on %s failed: %s%s", hook.name, info.name, answer.failure,
@@ -343,7 +349,7 @@ class Runner:
         cwd = hook.cwd(env)
         if cwd is not None and not os.path.isdir(cwd):
             return f"working_dir {cwd} does not exist"
-        if hook.protocol == wire.CLAUDE:
+        if hook.protocol != wire.HERMES:
             try:
                 words = shlex.split(hook.command)
             except ValueError as exc:

@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks import consent, pinning, resolve, wire
-from hermes_hooks.contract import ClaudeEvent
+from hermes_hooks import consent, dialects, pinning, resolve, wire
+from hermes_hooks.contract import AgentEvent, ClaudeEvent
 
 DEFAULT_TIMEOUT = 60
 MAX_TIMEOUT = 300
@@ -60,7 +60,7 @@ class ShellHook:
     canary: dict[str, Any] | None = None
     #: The Claude Code event the hook was configured under, when it names one: the hook hears
     #: only the occurrences that event stands for.
-    occurrence: ClaudeEvent | None = None
+    occurrence: ClaudeEvent | AgentEvent | None = None
     #: How the hook runs: ``command`` (a process per firing) or another transport the runner
     #: knows (:attr:`~builtin_plugins.shell_hooks.execution.Runner.transports`).
     kind: str = "command"
@@ -98,7 +98,14 @@ class ShellHook:
         """Whether this hook fires for these event arguments."""
         if self.occurrence is not None and not self.occurrence.applies(kwargs):
             return False
-        if self.matcher is None or self.match_field is None:
+        if self.matcher is None:
+            return True
+        if isinstance(self.occurrence, AgentEvent):
+            dialect = dialects.get(self.protocol)
+            if dialect is not None:
+                values = dialect.match_values(self.occurrence, kwargs)
+                return dialects.matches(self.matcher, values, self.occurrence.matches_text)
+        if self.match_field is None:
             return True
         value = kwargs.get(self.match_field)
         if not isinstance(value, str):
@@ -119,9 +126,9 @@ class ShellHook:
         return self.pattern.search(value) is not None if self.pattern else value == self.matcher
 
     def argv(self, env: Mapping[str, str]) -> list[str]:
-        """The argv to run: Claude Code hooks through ``/bin/sh -c``; Hermes hooks split with
-        ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell."""
-        if self.protocol == wire.CLAUDE:
+        """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c``; Hermes
+        hooks split with ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell."""
+        if self.protocol != wire.HERMES:
             return ["/bin/sh", "-c", self.command]
         return [consent.expand(token, env) for token in self.tokens]
 
@@ -143,7 +150,7 @@ class ShellHook:
         (:mod:`hermes_hooks.pinning`)."""
         cwd = self.cwd(env) or resolve.current_dir()
         extra = pinning.files_in([consent.expand(p, env) for p in self.pin], cwd)
-        if self.protocol == wire.CLAUDE:
+        if self.protocol != wire.HERMES:
             return pinning.of_shell(self.command, cwd, env, extra)
         try:
             argv = self.argv(env)

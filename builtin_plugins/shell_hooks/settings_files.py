@@ -5,8 +5,9 @@ with the file."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import wire
 
@@ -16,8 +17,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 
 
-def read_settings_file(path: Path, reader: Reader) -> None:
-    """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
+def read_object(path: Path, reader: Reader, parse: Callable[[str], Any] | None = None) -> Any:
+    """The top-level object of a hook configuration file (JSON unless ``parse`` is given), or
+    ``None`` when it cannot be used (reported with the file: untrusted, unreadable, invalid)."""
     import json
 
     from hermes_hooks.trust import untrusted
@@ -25,28 +27,38 @@ def read_settings_file(path: Path, reader: Reader) -> None:
     distrust = untrusted(path) if path.exists() else None
     if distrust is not None:
         reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
-        return
-
+        return None
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         reader.warn(f"{path}: cannot read: {exc.strerror or exc}; no shell hook was loaded from it")
-        return
+        return None
     except UnicodeDecodeError as exc:
         reader.warn(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8; "
                     "no shell hook was loaded from it")  # fmt: skip
-        return
+        return None
     except ValueError:  # a NUL byte in the name
         reader.warn(f"{str(path)!r}: not a valid file name; no shell hook was loaded from it")
-        return
+        return None
     try:
-        data = json.loads(text)
+        data = parse(text) if parse is not None else json.loads(text)
     except json.JSONDecodeError as exc:
         reader.warn(f"{path} at line {exc.lineno}, column {exc.colno}: JSON syntax error: {exc.msg}; "
                     "fix the file (no shell hook was loaded from it)")  # fmt: skip
-        return
+        return None
+    except ValueError as exc:  # TOML (tomllib.TOMLDecodeError is a ValueError)
+        reader.warn(f"{path}: syntax error: {exc}; fix the file (no shell hook was loaded from it)")
+        return None
     if not isinstance(data, dict):
         reader.warn(f"{path}: the top level must be an object; no shell hook was loaded from it")
+        return None
+    return data
+
+
+def read_settings_file(path: Path, reader: Reader) -> None:
+    """Read the hooks of a Claude Code ``settings.json`` (or a plugin's ``hooks/hooks.json``)."""
+    data = read_object(path, reader)
+    if data is None:
         return
     if data.get("disableAllHooks") is True:
         log.info("%s: disableAllHooks is true; its hooks are not loaded", path)

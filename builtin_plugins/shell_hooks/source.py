@@ -23,6 +23,7 @@ from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 from hermes_hooks.trace import summarise
 
+from . import sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .environment import parse_env_file
 from .execution import Runner
@@ -279,6 +280,10 @@ class ShellHooks(SourceBase):
         answers; reports in run order. Unapproved or changed hooks are not run, unless
         ``force``."""
         chosen = self.matching(info.name, kwargs) if hooks is None else hooks
+        if sequence.wanted(chosen):
+            return sequence.execute(
+                lambda i, kw, hs: self.runner.execute(i, kw, hs, force=force), info, kwargs, chosen
+            )
         return self.runner.execute(info, kwargs, chosen, force=force)
 
     def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:

@@ -76,6 +76,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "restore_cmd",
         "Restore a work-tree snapshot (shows what changes; asks first).",
     ),
+    "import": (
+        "hermes_hooks.cli.convert",
+        "import_cmd",
+        "Print (or --write) the config.yaml entries of another agent's hook configuration.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",

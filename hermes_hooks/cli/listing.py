@@ -86,6 +86,8 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
             detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in registered.items()) or "no hooks"
         if r.get("matcher"):
             detail = f"[{r['matcher']}] {detail}"
+        if r.get("protocol") not in (None, "hermes") and r.get("origin"):
+            detail = f"{detail} ({r['protocol']} {r.get('configured_event')}, {r['origin']})"
         table.append(
             [
                 r.get("event") or "-",

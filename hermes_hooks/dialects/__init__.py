@@ -1,0 +1,46 @@
+"""Other agents' hook dialects: Gemini CLI, Codex, Cursor and GitHub Copilot.
+
+Each event's part of a dialect (its name there, payload fields, matcher) is declared on the
+hookspecs (``dialects=`` of :func:`hermes_hooks.markers.event`); what is the same for every
+event of an agent (tool names, common fields, how its answers read, timeouts) is its
+:class:`~.base.Dialect` here. Reference: ``docs/dialects.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..catalogue import EventInfo
+from ..contract import AgentEvent
+from .base import Dialect, matches
+from .codex import DIALECT as CODEX
+from .copilot import DIALECT as COPILOT
+from .cursor import DIALECT as CURSOR
+from .gemini import DIALECT as GEMINI
+
+#: Every dialect, by the name a ``protocol:`` (and ``hooks_sources``) uses.
+DIALECTS: dict[str, Dialect] = {d.name: d for d in (GEMINI, CODEX, CURSOR, COPILOT)}
+
+
+def get(name: str | None) -> Dialect | None:
+    """The dialect called ``name``, or ``None`` (Hermes, Claude Code, unknown)."""
+    return DIALECTS.get(name) if name else None
+
+
+def lookup(
+    dialect: str, name: str, events: Iterable[EventInfo]
+) -> tuple[EventInfo, AgentEvent] | None:
+    """Our event and the dialect's event that ``name`` names in ``dialect``, or ``None``."""
+    for info in events:
+        for candidate in info.dialect_events(dialect):
+            if candidate.name == name:
+                return info, candidate
+    return None
+
+
+def names(dialect: str, events: Iterable[EventInfo]) -> list[str]:
+    """Every event name of ``dialect`` that one of ours stands for."""
+    return [c.name for info in events for c in info.dialect_events(dialect)]
+
+
+__all__ = ["DIALECTS", "Dialect", "get", "lookup", "matches", "names"]

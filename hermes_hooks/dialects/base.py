@@ -1,0 +1,160 @@
+"""What a hook dialect of another agent is: how it names tools and their arguments, the fields
+every payload of it carries, how its answers read as ours, and where its configuration lives.
+
+One :class:`Dialect` per agent (:mod:`.gemini`, :mod:`.codex`, :mod:`.cursor`,
+:mod:`.copilot`); its events are declared on the hookspecs (``dialects=`` of
+:func:`hermes_hooks.markers.event`, :class:`~hermes_hooks.contract.AgentEvent`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from ..catalogue import EventInfo
+from ..contract import OMIT, AgentEvent
+from .fields import CWD
+
+#: An answer as one of ours reads it (Claude Code / Hermes shape), and the notes on what the
+#: agent's answer said that cannot be carried over (reported, never silent).
+Translated = tuple[Any, list[str]]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One agent's hook dialect.
+
+    ``tools``: host tool name -> (the agent's tool name, host argument -> the agent's argument).
+    ``tool_keys``: the payload keys of the tool's name and arguments. ``args_as_text``: the
+    arguments are sent as a JSON string (Copilot's ``toolArgs``). ``common``: the fields every
+    payload carries, from the host's arguments, the working directory and the event's name.
+    ``translate``: the agent's answer (a parsed JSON object) as one of ours, for one event.
+    ``timeout_unit``: seconds per unit of the configured ``timeout`` (Gemini: milliseconds).
+    ``plain_text_context``: plain stdout is context, as in Claude Code (Codex), or ignored and
+    reported. ``env``: the variables the agent gives its hooks (from the project dir).
+    ``matcher_names``: more names a matcher may use for a tool (Codex: ``exec_command``).
+    ``answer_keys``: the top-level keys of an answer the agent defines (others are reported).
+    """
+
+    name: str
+    label: str
+    tools: Mapping[str, tuple[str, Mapping[str, str]]]
+    common: Callable[[Mapping[str, Any], str, str], dict[str, Any]]
+    translate: Callable[[EventInfo, AgentEvent | None, dict[str, Any], str | None], Translated]
+    tool_keys: tuple[str, str] = ("tool_name", "tool_input")
+    args_as_text: bool = False
+    timeout_unit: float = 1.0
+    default_timeout: float = 60.0
+    plain_text_context: bool = False
+    answer_keys: frozenset[str] = frozenset()
+    env: Callable[[str], dict[str, str]] = field(default=lambda cwd: {})
+    matcher_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ tools
+
+    def tool_name(self, host: Any) -> Any:
+        """The agent's name for a host tool (the host's name when it has none)."""
+        entry = self.tools.get(host) if isinstance(host, str) else None
+        return entry[0] if entry else host
+
+    def tool_args(self, host: Any, args: Any) -> Any:
+        """Host arguments renamed as the agent names them."""
+        entry = self.tools.get(host) if isinstance(host, str) else None
+        if entry is None or not isinstance(args, Mapping):
+            return args
+        return {entry[1].get(k, k): v for k, v in args.items()}
+
+    def args_back(self, host: Any, args: Any) -> Any:
+        """Arguments in the agent's names (a rewrite) renamed back to the host's."""
+        entry = self.tools.get(host) if isinstance(host, str) else None
+        if entry is None or not isinstance(args, Mapping):
+            return args
+        back = {v: k for k, v in entry[1].items()}
+        return {back.get(k, k): v for k, v in args.items()}
+
+    def names_of(self, host: Any) -> list[str]:
+        """Every name a matcher may use for a host tool: the agent's, its extra names, ours."""
+        agent = self.tool_name(host)
+        names = [agent, *self.matcher_names.get(agent, ()), host]
+        return [n for n in dict.fromkeys(names) if isinstance(n, str)]
+
+    # ------------------------------------------------------------------ payloads
+
+    def payload(
+        self, info: EventInfo, kwargs: Mapping[str, Any], cwd: str, chosen: AgentEvent | None
+    ) -> dict[str, Any]:
+        """What the agent sends its hook for this occurrence of ``info``'s event."""
+        chosen = chosen or info.dialect_event(self.name, kwargs)
+        out = self.common(kwargs, cwd, chosen.name if chosen else info.name)
+        if chosen is None:
+            for key, value in kwargs.items():  # an event the agent lacks: our arguments
+                out.setdefault(key, value)
+            return out
+        if chosen.tool:
+            tool = kwargs.get("tool_name")
+            args = self.tool_args(tool, kwargs.get("args") or {})
+            name_key, args_key = self.tool_keys
+            out[name_key] = self.tool_name(tool)
+            out[args_key] = json.dumps(args, ensure_ascii=False) if self.args_as_text else args
+        known = {**kwargs, CWD: cwd}
+        for key, read in chosen.fields.items():
+            value = read(known)
+            if value is not OMIT:
+                out[key] = value
+        return out
+
+    def match_values(self, chosen: AgentEvent, kwargs: Mapping[str, Any]) -> list[str]:
+        """The values a matcher on ``chosen`` is tried against."""
+        if chosen.matcher is None:
+            return []
+        if chosen.matcher == self.tool_keys[0] and chosen.tool:
+            return self.names_of(kwargs.get("tool_name"))
+        read = chosen.fields.get(chosen.matcher)
+        value = read(kwargs) if read is not None else kwargs.get(chosen.matcher)
+        return [value] if isinstance(value, str) else []
+
+
+# ---------------------------------------------------------------------- helpers for dialects
+
+
+def iso_now() -> str:
+    """An ISO 8601 time stamp in UTC (Gemini CLI's ``timestamp``)."""
+    return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def matches(matcher: str, values: list[str], text: bool = False) -> bool:
+    """A dialect matcher: ``*`` or empty matches all; names joined by ``|`` match exactly;
+    anything else is a regular expression searched in the value (Gemini, Codex, Cursor and
+    Claude Code all read matchers this way). ``text``: the value is free text (a command), so
+    the matcher is always searched in it."""
+    if matcher in ("", "*"):
+        return True
+    if not text and re.fullmatch(r"[\w|.-]+", matcher):
+        names = matcher.split("|")
+        return any(v in names for v in values)
+    try:
+        pattern = re.compile(matcher)
+    except re.error:
+        return matcher in values
+    return any(pattern.search(v) for v in values)
+
+
+def block_unknown(info: EventInfo, label: str, key: str, value: Any) -> Translated:
+    """A decision value the agent does not define: a guard that cannot be read blocks (where
+    the event can block), never lets the action through."""
+    note = f"{label} answer {key}={value!r} is not a value {label} defines"
+    if not info.can_block:
+        return None, [note + "; ignored"]
+    message = f"{note}; blocked (a guard that cannot be read never lets the action through)"
+    return {"decision": "block", "reason": message}, [message]
+
+
+def text_of(value: Any) -> str | None:
+    """A non-empty stripped string, or ``None``."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None

@@ -1,0 +1,89 @@
+"""Codex's hook dialect: Claude Code's shape (``hooks.json`` or ``[hooks]`` of ``config.toml``,
+PascalCase events, ``matcher`` groups, ``hookSpecificOutput``), with Codex's own payload fields
+(``model``, ``turn_id``) and its shell tool reported as ``Bash`` (the model calls it
+``exec_command`` or ``shell``; a matcher may use any of the three names).
+
+Codex reads ``PreToolUse`` answers strictly: only a deny (``permissionDecision: "deny"`` or
+``decision: "block"``, with a reason) has an effect; ``allow``, ``approve`` and ``updatedInput``
+are rejected as hook errors and the call runs. We read them the same way (no opinion, reported),
+except ``ask``, which asks for approval instead of running the call (never more open than Codex).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalogue import EventInfo
+from ..contract import AgentEvent
+from .base import Dialect, Translated
+
+LABEL = "Codex"
+
+TOOLS: dict[str, tuple[str, Mapping[str, str]]] = {
+    "terminal": ("Bash", {}),
+    "patch": ("apply_patch", {}),
+}
+
+
+def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
+    return {
+        "session_id": kwargs.get("session_id") or kwargs.get("parent_session_id") or "",
+        "transcript_path": kwargs.get("transcript_path"),
+        "cwd": cwd,
+        "hook_event_name": event,
+        "model": kwargs.get("model") or "",
+        "permission_mode": kwargs.get("permission_mode") or "default",
+    }
+
+
+def translate(
+    info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
+) -> Translated:
+    """A Codex answer: Claude Code's shape, read with Codex's rules for tool calls."""
+    if not info.tool_event or not info.can_block:
+        return raw, []
+    notes: list[str] = []
+    out = dict(raw)
+    if str(out.get("decision") or "").strip().lower() == "approve":
+        out.pop("decision")
+        notes.append(f"{LABEL} rejects decision 'approve' on {chosen.name if chosen else info.name}"
+                     " (the call runs as if the hook had no opinion)")  # fmt: skip
+    spec = out.get("hookSpecificOutput")
+    if isinstance(spec, Mapping):
+        spec = dict(spec)
+        word = str(spec.get("permissionDecision") or "").strip().lower()
+        if word == "allow":
+            spec.pop("permissionDecision")
+            notes.append(f"{LABEL} rejects permissionDecision 'allow' (no opinion, as in Codex)")
+        elif word == "ask":
+            notes.append(f"{LABEL} rejects permissionDecision 'ask' and runs the call; "
+                         "we ask for approval instead (never more open than Codex)")  # fmt: skip
+        if "updatedInput" in spec:
+            spec.pop("updatedInput")
+            notes.append(f"{LABEL} does not rewrite tool input (updatedInput is not carried over)")
+        out["hookSpecificOutput"] = spec
+    return out, notes
+
+
+DIALECT = Dialect(
+    name="codex",
+    label=LABEL,
+    tools=TOOLS,
+    common=common,
+    translate=translate,
+    default_timeout=600.0,
+    plain_text_context=True,
+    answer_keys=frozenset(
+        {
+            "continue",
+            "stopReason",
+            "systemMessage",
+            "suppressOutput",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        }
+    ),
+    matcher_names={"Bash": ("exec_command", "shell", "local_shell")},
+)

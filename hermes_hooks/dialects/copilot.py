@@ -1,0 +1,75 @@
+"""GitHub Copilot's hook dialect (coding agent and CLI): ``.github/hooks/*.json``
+(``{"version": 1, "hooks": {event: [{type, bash, powershell, cwd, env, timeoutSec}]}}``),
+camelCase events (``preToolUse``, ``postToolUse``, ``userPromptSubmitted``, ``sessionStart``,
+``sessionEnd``), payloads with a millisecond ``timestamp``, ``cwd``, ``toolName`` and
+``toolArgs`` (a JSON string), Copilot's tool names (``bash``, ``view``, ``create``, ``edit``).
+
+Copilot reads one answer: ``preToolUse``'s ``permissionDecision: "deny"`` with
+``permissionDecisionReason``; the output of every other event is ignored. ``allow`` has no
+effect (no opinion, reported); ``ask`` asks for approval here (never more open than Copilot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalogue import EventInfo
+from ..contract import AgentEvent
+from .base import Dialect, Translated, block_unknown, text_of
+from .fields import millis
+
+LABEL = "GitHub Copilot"
+
+TOOLS: dict[str, tuple[str, Mapping[str, str]]] = {
+    "terminal": ("bash", {}),
+    "read_file": ("view", {}),
+    "write_file": ("create", {"content": "file_text"}),
+    "patch": ("edit", {"old_string": "old_str", "new_string": "new_str"}),
+    "search_files": ("grep", {}),
+    "web_extract": ("web_fetch", {}),
+}
+
+
+def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
+    return {"timestamp": millis(kwargs), "cwd": cwd}
+
+
+def translate(
+    info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
+) -> Translated:
+    """A Copilot answer: only a tool call's ``permissionDecision`` is read."""
+    name = chosen.name if chosen else info.name
+    if not (info.tool_event and info.can_block):
+        if raw:
+            return None, [f"{LABEL} ignores the output of {name}; so do we"]
+        return None, []
+    decision = raw.get("permissionDecision")
+    if decision is None:
+        return None, []
+    word = str(decision).strip().lower()
+    reason = text_of(raw.get("permissionDecisionReason"))
+    if word in ("deny", "block"):
+        return {"decision": "block", "reason": reason} if reason else {"decision": "block"}, []
+    if word == "allow":
+        return None, [f"{LABEL} ignores permissionDecision 'allow' (no opinion, as in Copilot)"]
+    if word == "ask":
+        answer = {"hookSpecificOutput": {"permissionDecision": "ask"}}
+        if reason:
+            answer["hookSpecificOutput"]["permissionDecisionReason"] = reason
+        return answer, [f"{LABEL} ignores permissionDecision 'ask'; we ask for approval "
+                        "instead (never more open than Copilot)"]  # fmt: skip
+    return block_unknown(info, LABEL, "permissionDecision", decision)
+
+
+DIALECT = Dialect(
+    name="copilot",
+    label=LABEL,
+    tools=TOOLS,
+    common=common,
+    translate=translate,
+    tool_keys=("toolName", "toolArgs"),
+    args_as_text=True,
+    default_timeout=30.0,
+    answer_keys=frozenset({"permissionDecision", "permissionDecisionReason"}),
+)

@@ -1,0 +1,117 @@
+"""Cursor's hook dialect: ``.cursor/hooks.json`` (``{"version": 1, "hooks": {event: [{command,
+matcher, timeout, failClosed}]}}``), camelCase events (``beforeShellExecution``,
+``beforeReadFile``, ``afterFileEdit``, ``stop``, ...), payloads keyed by ``conversation_id`` and
+``generation_id`` with ``workspace_roots``, and answers with ``permission``
+(``allow``/``deny``/``ask``), ``user_message``/``agent_message`` (also camelCase), ``continue``
+for prompts and ``followup_message`` for ``stop``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalogue import EventInfo
+from ..contract import AgentEvent
+from .base import Dialect, Translated, block_unknown, text_of
+
+LABEL = "Cursor"
+
+TOOLS: dict[str, tuple[str, Mapping[str, str]]] = {
+    "terminal": ("Shell", {}),
+    "read_file": ("Read", {"path": "file_path"}),
+    "write_file": ("Write", {"path": "file_path"}),
+    "patch": ("Write", {"path": "file_path"}),
+    "search_files": ("Grep", {}),
+    "delegate_task": ("Task", {}),
+}
+
+_PERMISSION = {"allow": "allow", "deny": "deny", "ask": "ask", "block": "deny"}
+
+
+def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
+    return {
+        "conversation_id": kwargs.get("session_id") or kwargs.get("parent_session_id") or "",
+        "generation_id": kwargs.get("turn_id") or kwargs.get("api_request_id") or "",
+        "model": kwargs.get("model") or "",
+        "hook_event_name": event,
+        "workspace_roots": [cwd],
+        "transcript_path": kwargs.get("transcript_path"),
+    }
+
+
+def _message(raw: Mapping[str, Any], *keys: str) -> str | None:
+    for key in keys:
+        found = text_of(raw.get(key))
+        if found:
+            return found
+    return None
+
+
+def translate(
+    info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
+) -> Translated:
+    """A Cursor answer in Claude Code's shape, which our answer types read."""
+    notes: list[str] = []
+    out: dict[str, Any] = {}
+    agent = _message(raw, "agent_message", "agentMessage", "reason")
+    user = _message(raw, "user_message", "userMessage")
+    if user:
+        out["systemMessage"] = user
+    permission = raw.get("permission", raw.get("decision"))
+    if permission is not None and info.can_block:
+        word = _PERMISSION.get(str(permission).strip().lower())
+        if word is None:
+            return block_unknown(info, LABEL, "permission", permission)
+        if info.tool_event:
+            spec = out.setdefault("hookSpecificOutput", {})
+            spec["permissionDecision"] = word
+            if agent or user:
+                spec["permissionDecisionReason"] = agent or user
+        elif word == "deny":
+            out["decision"], out["reason"] = "block", agent or user
+    if raw.get("continue") is False and info.can_block:
+        out["decision"], out["reason"] = "block", user or agent
+    followup = text_of(raw.get("followup_message"))
+    if followup and info.meta.continues:
+        out["decision"], out["reason"] = "block", followup
+    rewrite = raw.get("updated_input", raw.get("updatedInput"))
+    if isinstance(rewrite, Mapping) and info.tool_event:
+        out.setdefault("hookSpecificOutput", {})["updatedInput"] = DIALECT.args_back(tool, rewrite)
+    context = text_of(raw.get("additional_context")) or text_of(raw.get("additionalContext"))
+    if context:
+        out.setdefault("hookSpecificOutput", {})["additionalContext"] = context
+    if isinstance(raw.get("env"), Mapping):
+        notes.append(f"{LABEL} sessionStart 'env' is not carried over to later hooks")
+    return out, notes
+
+
+def env(cwd: str) -> dict[str, str]:
+    return {"CURSOR_PROJECT_DIR": cwd}
+
+
+DIALECT = Dialect(
+    name="cursor",
+    label=LABEL,
+    tools=TOOLS,
+    common=common,
+    translate=translate,
+    env=env,
+    answer_keys=frozenset(
+        {
+            "permission",
+            "decision",
+            "reason",
+            "user_message",
+            "userMessage",
+            "agent_message",
+            "agentMessage",
+            "continue",
+            "followup_message",
+            "updated_input",
+            "updatedInput",
+            "additional_context",
+            "additionalContext",
+            "env",
+        }
+    ),  # fmt: skip
+)

@@ -1,0 +1,111 @@
+"""Gemini CLI's hook dialect: ``hooks`` of ``settings.json``, timeouts in milliseconds,
+``sequential`` groups, snake_case payloads with an ISO ``timestamp``, Gemini's tool names
+(``run_shell_command``, ``read_file``, ``replace``, ...) and answers with ``decision``
+(``allow``/``deny``/``block``), ``reason`` and ``hookSpecificOutput``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..catalogue import EventInfo
+from ..contract import AgentEvent
+from .base import Dialect, Translated, block_unknown, iso_now, text_of
+
+LABEL = "Gemini CLI"
+
+TOOLS: dict[str, tuple[str, Mapping[str, str]]] = {
+    "terminal": ("run_shell_command", {}),
+    "read_file": ("read_file", {"path": "file_path"}),
+    "write_file": ("write_file", {"path": "file_path"}),
+    "patch": ("replace", {"path": "file_path"}),
+    "search_files": ("search_file_content", {}),
+    "web_search": ("google_web_search", {}),
+    "web_extract": ("web_fetch", {}),
+    "todo": ("write_todos", {}),
+}
+
+#: hookSpecificOutput keys Gemini CLI reads that have no counterpart in our answers.
+_NOT_CARRIED = {
+    "tool_output": "replacing the tool's output",
+    "llm_request": "rewriting the model request",
+    "llm_response": "a synthetic or rewritten model response",
+    "toolConfig": "restricting the tools offered to the model",
+    "clearContext": "clearing the conversation",
+}
+
+
+def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
+    return {
+        "session_id": kwargs.get("session_id") or kwargs.get("parent_session_id") or "",
+        "transcript_path": kwargs.get("transcript_path") or "",
+        "cwd": cwd,
+        "hook_event_name": event,
+        "timestamp": iso_now(),
+    }
+
+
+def translate(
+    info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
+) -> Translated:
+    """A Gemini CLI answer in Claude Code's shape, which our answer types read."""
+    notes: list[str] = []
+    out: dict[str, Any] = {}
+    for key in ("continue", "stopReason", "systemMessage", "suppressOutput"):
+        if key in raw:
+            out[key] = raw[key]
+    decision = raw.get("decision")
+    if decision is not None:
+        word = str(decision).strip().lower()
+        if word in ("deny", "block"):
+            out["decision"] = "block"
+            reason = text_of(raw.get("reason"))
+            if reason:
+                out["reason"] = reason
+        elif word == "ask":
+            out.setdefault("hookSpecificOutput", {})["permissionDecision"] = "ask"
+            if text_of(raw.get("reason")):
+                out["hookSpecificOutput"]["permissionDecisionReason"] = raw["reason"]
+        elif word not in ("allow", "approve"):
+            return block_unknown(info, LABEL, "decision", decision)
+    spec = raw.get("hookSpecificOutput")
+    if isinstance(spec, Mapping):
+        target = out.setdefault("hookSpecificOutput", {})
+        if text_of(spec.get("additionalContext")):
+            target["additionalContext"] = spec["additionalContext"]
+        rewrite = spec.get("tool_input")
+        if isinstance(rewrite, Mapping) and info.tool_event:
+            target["updatedInput"] = DIALECT.args_back(tool, dict(rewrite))
+        for key, what in _NOT_CARRIED.items():
+            if key in spec:
+                notes.append(f"{LABEL} hookSpecificOutput.{key} ({what}) is not carried over")
+    if out.get("decision") == "block" and not info.can_block:
+        notes.append(f"{LABEL} decision {decision!r} cannot block {info.name}; read as feedback")
+    return out, notes
+
+
+def env(cwd: str) -> dict[str, str]:
+    return {"GEMINI_PROJECT_DIR": cwd, "CLAUDE_PROJECT_DIR": cwd}
+
+
+DIALECT = Dialect(
+    name="gemini",
+    label=LABEL,
+    tools=TOOLS,
+    common=common,
+    translate=translate,
+    timeout_unit=0.001,
+    answer_keys=frozenset(
+        {
+            "continue",
+            "stopReason",
+            "systemMessage",
+            "suppressOutput",
+            "decision",
+            "reason",
+            "hookSpecificOutput",
+        }
+    ),
+    default_timeout=60.0,
+    env=env,
+)

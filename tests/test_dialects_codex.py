@@ -1,0 +1,169 @@
+"""Codex hook configurations (``$CODEX_HOME/hooks.json``, ``[hooks]`` of ``config.toml``) run
+unchanged through ``hermes_hooks.load()``: Codex's payload (``Bash``, ``model``, ``turn_id``,
+``tool_use_id``) and Codex's strict reading of ``PreToolUse`` answers (deny only)."""
+
+from __future__ import annotations
+
+import logging
+
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+
+DENY_RM = """\
+record()
+command = payload["tool_input"]["command"]
+if "rm -rf" in command:
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+          "permissionDecision": "deny", "permissionDecisionReason": "Destructive command blocked"}}))
+"""
+
+
+def hooks_json(agents: Agents, hooks: dict, where=None) -> None:
+    agents.write_json(where or agents.user / ".codex" / "hooks.json", {"hooks": hooks})
+
+
+def group(command: str, matcher: str | None = None, **entry) -> dict:
+    out = {"hooks": [{"type": "command", "command": command, **entry}]}
+    if matcher is not None:
+        out["matcher"] = matcher
+    return out
+
+
+def test_pre_tool_use_deny_blocks_and_the_payload_is_codexs(agents: Agents):
+    guard = agents.script(agents.user / ".codex" / "hooks" / "deny_rm.py", DENY_RM)
+    entry = group(str(guard), "Bash", timeout=30, statusMessage="Checking")
+    hooks_json(agents, {"PreToolUse": [entry]})
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf build"},
+                                   session_id="s1", tool_call_id="call_1", turn_id="t1",
+                                   model="gpt-5")  # fmt: skip
+    assert (decision.action, decision.message) == ("block", "Destructive command blocked")
+    (run,) = agents.seen(guard)
+    payload = run["payload"]
+    assert payload == {
+        "session_id": "s1",
+        "transcript_path": None,
+        "cwd": str(agents.project),
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5",
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf build"},
+        "turn_id": "t1",
+        "tool_use_id": "call_1",
+    }
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
+    assert hooks.pre_tool_call(tool_name="read_file", args={"path": "x"}).action is None
+    assert len(agents.seen(guard)) == 2  # Bash only
+    (row,) = rows_of(hooks)
+    assert (row["protocol"], row["configured_event"]) == ("codex", "PreToolUse")
+
+
+def test_the_models_tool_names_match_too_and_config_toml_is_read(agents: Agents, monkeypatch):
+    codex_home = agents.user / "codex-home"
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    guard = agents.script(codex_home / "deny.py", DENY_RM)
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-5"\n\n[[hooks.PreToolUse]]\nmatcher = "exec_command|shell"\n\n'
+        f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "{guard}"\ntimeout = 10\n'
+    )
+    hooks = agents.load(["codex"])
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).action == "block"
+    (row,) = rows_of(hooks)
+    assert row["origin"] == str(codex_home / "config.toml") and row["timeout"] == 10
+
+
+def test_answers_codex_rejects_have_no_effect_and_are_reported(agents: Agents, caplog):
+    script = agents.script(agents.project / "allow.py", """\
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+              "permissionDecision": "allow", "updatedInput": {"command": "echo hi"}}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PreToolUse": [group(str(script), "Bash")]},
+               agents.project / ".codex" / "hooks.json")  # fmt: skip
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.args) == (None, None)
+    assert "rejects permissionDecision 'allow'" in caplog.text
+    assert "updatedInput is not carried over" in caplog.text
+
+
+def test_ask_asks_for_approval_where_codex_would_fail_open(agents: Agents):
+    script = agents.script(agents.project / "ask.py", """\
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+              "permissionDecision": "ask", "permissionDecisionReason": "confirm push"}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PreToolUse": [group(str(script))]})
+    decision = agents.load(["codex"]).pre_tool_call(tool_name="terminal", args={"command": "x"})
+    assert (decision.action, decision.message) == ("approve", "confirm push")
+
+
+def test_prompt_context_session_start_text_and_stop_continuation(agents: Agents):
+    ctx = agents.script(agents.project / "ctx.py", """\
+        record()
+        if payload["hook_event_name"] == "SessionStart":
+            print("Project uses pnpm.")
+        else:
+            print(json.dumps({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                                     "additionalContext": "ticket ABC-1"}}))
+        """)  # fmt: skip
+    stop = agents.script(agents.project / "stop.py", """\
+        record()
+        if not payload["stop_hook_active"]:
+            print(json.dumps({"decision": "block", "reason": "Run the tests before stopping."}))
+        """)  # fmt: skip
+    hooks_json(agents, {"SessionStart": [group(str(ctx), "startup|resume")],
+                        "UserPromptSubmit": [group(str(ctx))], "Stop": [group(str(stop))]})  # fmt: skip
+    hooks = agents.load(["codex"])
+    assert hooks.on_session_start(session_id="s", source="startup", model="gpt-5") == (
+        "Project uses pnpm."
+    )
+    prompt = hooks.user_prompt_submit(user_message="go", session_id="s", turn_id="t2")
+    assert prompt.context == "ticket ABC-1"
+    verdict = hooks.call("pre_verify", session_id="s", final_response="done", turn_id="t3")
+    assert verdict is not None and verdict.message == "Run the tests before stopping."
+    start, submit = (r["payload"] for r in agents.seen(ctx))
+    assert start["source"] == "startup" and start["model"] == "gpt-5"
+    assert submit["prompt"] == "go" and submit["turn_id"] == "t2"
+    (stopped,) = (r["payload"] for r in agents.seen(stop))
+    assert stopped["hook_event_name"] == "Stop"
+    assert stopped["last_assistant_message"] == "done" and stopped["turn_id"] == "t3"
+
+
+def test_unknown_keys_and_events_are_reported_with_the_file(agents: Agents, caplog):
+    hooks_json(agents, {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "prompt", "prompt": "is it safe?"}]}], "PostToolUze": [group("true")]})  # fmt: skip
+    path = agents.user / ".codex" / "hooks.json"
+    data = path.read_text()
+    path.write_text(data.replace('{\n  "hooks"', '{\n  "version": 1,\n  "hooks"', 1))
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    assert rows_of(agents.load(["codex"])) == []
+    assert f"{path}: unknown key 'version' ignored" in caplog.text
+    assert (
+        f"hooks.PreToolUse[0].hooks[0] in {path}: hook type 'prompt' is not supported"
+        in caplog.text
+    )
+    assert "unknown Codex event 'PostToolUze' (did you mean 'PostToolUse'?)" in caplog.text
+
+
+def test_permission_request_answers_the_approval_and_subagent_stop_guard_is_reported(
+    agents: Agents, caplog
+):
+    script = agents.script(agents.project / "perm.py", """\
+        record()
+        behavior = "deny" if "push" in payload["tool_input"]["command"] else "allow"
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+              "decision": {"behavior": behavior, "message": "no pushing from the agent"}}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PermissionRequest": [group(str(script), "Bash")],
+                        "SubagentStop": [group("true")]})  # fmt: skip
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["codex"])
+    answer = hooks.call("permission_request", tool_name="terminal", args={"command": "git push"},
+                        command="git push", turn_id="t9")  # fmt: skip
+    assert (answer.action, answer.message) == ("deny", "no pushing from the agent")
+    ok = hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    assert ok.action == "allow"
+    payload = agents.seen(script)[0]["payload"]
+    assert payload["hook_event_name"] == "PermissionRequest" and payload["tool_name"] == "Bash"
+    assert payload["turn_id"] == "t9"
+    assert "hooks.SubagentStop in" in caplog.text and "a deny cannot be carried over" in caplog.text

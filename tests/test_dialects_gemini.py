@@ -1,0 +1,191 @@
+"""Gemini CLI hook configurations, as its documentation writes them, run unchanged through
+``hermes_hooks.load()``: found in ``.gemini/settings.json``, fed the payload Gemini CLI sends
+(its field names, its tool names), their answers read as Gemini CLI reads them."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+import pytest
+from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+
+SECRET_GUARD = """\
+tool_input = payload["tool_input"]
+record()
+text = tool_input.get("content") or tool_input.get("new_string") or ""
+if "api_key" in text.lower():
+    print(json.dumps({"decision": "deny", "reason": "Security Policy: the content holds a secret",
+                      "systemMessage": "secret blocked"}))
+else:
+    print(json.dumps({"decision": "allow"}))
+"""
+
+
+def settings(agents: Agents, hooks: dict, **extra) -> None:
+    data = {"hooksConfig": {"enabled": True}, "hooks": hooks, **extra}
+    agents.write_json(agents.project / ".gemini" / "settings.json", data)
+
+
+def group(command: str, matcher: str | None = None, **entry) -> dict:
+    out = {"hooks": [{"type": "command", "command": command, **entry}]}
+    if matcher is not None:
+        out["matcher"] = matcher
+    return out
+
+
+def test_before_tool_guard_blocks_with_the_reason_and_sees_geminis_payload(agents: Agents):
+    guard = agents.script(agents.project / ".gemini" / "hooks" / "secrets.py", SECRET_GUARD)
+    settings(agents, {"BeforeTool": [group("$GEMINI_PROJECT_DIR/.gemini/hooks/secrets.py",
+                                           "write_file|replace", name="secret-scanner",
+                                           timeout=5000)]})  # fmt: skip
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(
+        tool_name="write_file", args={"path": "app.py", "content": "API_KEY = 1"}, session_id="s1"
+    )
+    assert decision.action == "block"
+    assert decision.message == "Security Policy: the content holds a secret"
+    assert decision.source == "secret-scanner"
+    (run,) = agents.seen(guard)
+    payload = run["payload"]
+    assert set(payload) == {"session_id", "transcript_path", "cwd", "hook_event_name",
+                            "timestamp", "tool_name", "tool_input"}  # fmt: skip
+    assert payload["hook_event_name"] == "BeforeTool"
+    assert payload["tool_name"] == "write_file"
+    assert payload["tool_input"] == {"file_path": "app.py", "content": "API_KEY = 1"}
+    assert payload["session_id"] == "s1" and payload["cwd"] == str(agents.project)
+    datetime.fromisoformat(payload["timestamp"].replace("Z", "+00:00"))
+    assert run["env"]["GEMINI_PROJECT_DIR"] == str(agents.project)
+    # "allow" is no opinion; the matcher keeps it off other tools
+    assert (
+        hooks.pre_tool_call(tool_name="patch", args={"path": "a", "new_string": "x"}).action is None
+    )
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
+    assert len(agents.seen(guard)) == 2
+    (row,) = rows_of(hooks)
+    assert row["protocol"] == "gemini" and row["configured_event"] == "BeforeTool"
+    assert row["origin"] == str(agents.project / ".gemini" / "settings.json")
+    assert row["timeout"] == 5.0  # milliseconds in Gemini CLI
+
+
+def test_exit_code_2_blocks_with_stderr_and_rewrites_merge(agents: Agents):
+    agents.script(agents.project / "block.py", 'sys.stderr.write("no force push"); sys.exit(2)\n')
+    agents.script(agents.project / "rewrite.py", """\
+        record()
+        print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": "git status -s"},
+                                                 "additionalContext": "ran with -s"}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group("./block.py", "run_shell_command"),
+                                     group("./rewrite.py", "run_shell_command")]})  # fmt: skip
+    hooks = agents.load(["gemini"])
+    blocked = hooks.pre_tool_call(tool_name="terminal", args={"command": "git push -f"})
+    assert (blocked.action, blocked.message) == ("block", "no force push")
+
+
+def test_tool_input_rewrite_and_context(agents: Agents):
+    script = agents.script(agents.project / "rewrite.py", """\
+        record()
+        print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": "git status -s"},
+                                                 "additionalContext": "ran with -s"}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group(str(script), "run_shell_command")]})
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "git status", "x": 1})
+    assert decision.action is None
+    assert decision.args == {"command": "git status -s", "x": 1}
+    assert decision.context == "ran with -s"
+    assert agents.seen(script)[0]["payload"]["tool_name"] == "run_shell_command"
+
+
+def test_before_agent_and_session_start_add_context_after_agent_retries(agents: Agents):
+    ctx = agents.script(agents.project / "ctx.py", """\
+        record()
+        event = payload["hook_event_name"]
+        print(json.dumps({"hookSpecificOutput": {"hookEventName": event,
+                                                 "additionalContext": "branch: main"}}))
+        """)  # fmt: skip
+    retry = agents.script(agents.project / "retry.py", """\
+        record()
+        if "TODO" in payload["prompt_response"] and not payload["stop_hook_active"]:
+            print(json.dumps({"decision": "deny", "reason": "Finish the TODOs first."}))
+        else:
+            print("{}")
+        """)  # fmt: skip
+    settings(agents, {"BeforeAgent": [group(str(ctx))], "SessionStart": [group(str(ctx), "startup")],
+                      "AfterAgent": [group(str(retry))]})  # fmt: skip
+    hooks = agents.load(["gemini"])
+    prompt = hooks.user_prompt_submit(user_message="fix it", session_id="s1")
+    assert prompt.action is None and prompt.context == "branch: main"
+    assert hooks.on_session_start(session_id="s1", source="startup") == "branch: main"
+    assert hooks.on_session_start(session_id="s1", source="resume") is None  # matcher
+    verdict = hooks.call("pre_verify", session_id="s1", final_response="done, TODO tests")
+    assert verdict is not None and verdict.message == "Finish the TODOs first."
+    first, second = (r["payload"] for r in agents.seen(ctx))
+    assert first["hook_event_name"] == "BeforeAgent" and first["prompt"] == "fix it"
+    assert second["hook_event_name"] == "SessionStart" and second["source"] == "startup"
+    (after,) = (r["payload"] for r in agents.seen(retry))
+    assert after["hook_event_name"] == "AfterAgent"
+    assert after["prompt_response"] == "done, TODO tests" and after["stop_hook_active"] is False
+
+
+def test_sequential_group_runs_in_order_each_seeing_the_last_rewrite(agents: Agents):
+    first = agents.script(agents.project / "first.py", """\
+        record()
+        print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": "ls -a"}}}))
+        """)  # fmt: skip
+    second = agents.script(agents.project / "second.py", """\
+        record()
+        print(json.dumps({"decision": "deny", "reason": "saw " + payload["tool_input"]["command"]}))
+        """)  # fmt: skip
+    third = agents.script(agents.project / "third.py", "record()\nprint('{}')\n")
+    settings(agents, {"BeforeTool": [{"matcher": "run_shell_command", "sequential": True, "hooks": [
+        {"type": "command", "command": str(first)}, {"type": "command", "command": str(second)},
+        {"type": "command", "command": str(third)}]}]})  # fmt: skip
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message) == ("block", "saw ls -a")
+    assert agents.seen(third) == []  # a block ends a sequential group
+    assert len(agents.seen(first)) == 1
+
+
+def test_unknown_decision_blocks_and_everything_unknown_is_reported(agents: Agents, caplog):
+    odd = agents.script(agents.project / "odd.py", 'print(json.dumps({"decision": "maybe"}))\n')
+    settings(agents, {
+        "BeforeTool": [{"matcher": "run_shell_command", "colour": "red", "hooks": [
+            {"type": "command", "command": str(odd), "retries": 2}]}],
+        "BeforeToolSelection": [group("true")],
+        "BeforeTol": [group("true")],
+    })  # fmt: skip
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block" and "'maybe'" in decision.message
+    text = caplog.text
+    where = str(agents.project / ".gemini" / "settings.json")
+    assert f"hooks.BeforeTool[0] in {where}: unknown key 'colour'" in text
+    assert f"hooks.BeforeTool[0].hooks[0] in {where}: unknown key 'retries'" in text
+    assert "'BeforeToolSelection' cannot fire here" in text
+    assert "unknown Gemini CLI event 'BeforeTol' (did you mean 'BeforeTool'?)" in text
+
+
+def test_disabled_hooks_and_switched_off_files_are_not_loaded(agents: Agents):
+    settings(agents, {"BeforeTool": [group("true", name="off")]},
+             hooksConfig={"enabled": True, "disabled": ["off"]})  # fmt: skip
+    assert rows_of(agents.load(["gemini"])) == []
+    settings(agents, {"BeforeTool": [group("true")]}, hooksConfig={"enabled": False})
+    assert rows_of(agents.load(["gemini"])) == []
+
+
+def test_user_settings_are_read_and_sources_are_opt_in(agents: Agents):
+    agents.write_json(agents.user / ".gemini" / "settings.json",
+                      {"hooks": {"SessionEnd": [group("true", "exit")]}})  # fmt: skip
+    assert rows_of(agents.load([])) == []
+    (row,) = rows_of(agents.load(["gemini"]))
+    assert row["event"] == "on_session_end" and row["matcher"] == "exit"
+
+
+@pytest.mark.parametrize("source", ["gemni", 3])
+def test_unknown_sources_are_reported(agents: Agents, caplog, source):
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    agents.load([source])
+    assert f"unknown source {source!r}" in caplog.text
