@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -231,14 +231,17 @@ def parse(
     fail_closed: bool = False,
     failure: str | None = None,
     tool_name: str | None = None,
+    cap: Callable[[str], str] | None = None,
 ) -> Answer:
     """Turn one hook run into an :class:`Answer`. Never raises, whatever the bytes.
 
     ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
-    over the cap); ``tool_name`` lets a Claude Code ``updatedInput`` be mapped back.
+    over the cap); ``tool_name`` lets a Claude Code ``updatedInput`` be mapped back. ``cap``
+    shortens text the hook adds to the model's context (plain stdout, ``additionalContext``,
+    ``systemMessage``) as Claude Code does (the rest saved to a file, its path in the text).
     """
     try:
-        answer = _parse(info, protocol, returncode, stdout, stderr, source, failure, tool_name)
+        answer = _parse(info, protocol, returncode, stdout, stderr, source, failure, tool_name, cap)
     except Exception as exc:  # a bug here must not take the agent down
         answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
     if (answer.failure or answer.unparseable) and fail_closed:
@@ -258,6 +261,7 @@ def _parse(
     source: str,
     failure: str | None,
     tool_name: str | None,
+    cap: Callable[[str], str] | None = None,
 ) -> Answer:
     if failure:
         return Answer(failure=failure)
@@ -281,14 +285,22 @@ def _parse(
     if not out:
         return Answer()
     raw = _json_object(out)
+    if raw is None and protocol == CLAUDE and out.startswith("{"):
+        # Claude Code reads output that starts with "{" as JSON: when it is not, the run failed
+        # (onFailure: block / fail_closed then blocks); it is never context for the model.
+        return Answer(failure=f"stdout starts with '{{' but is not a JSON object: {_json_error(out)}",
+                      raw=out)  # fmt: skip
     if raw is None:
         if info.meta.plain_text_context:
+            out = cap(out) if cap is not None else out
             return Answer(value=info.answer.normalise(out, source), raw=out)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
             raw=out,
             unparseable=True,
         )
+    if cap is not None:
+        raw = _capped(raw, cap)
     value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
     warning = None
     system = raw.get("systemMessage") or raw.get("system_message")
@@ -307,6 +319,32 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _json_error(text: str) -> str:
+    """Why ``text`` is not a JSON object (the parser's message, or the type it holds)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return str(exc)
+    return f"it is JSON, but a {type(value).__name__}"
+
+
+def _capped(raw: dict[str, Any], cap: Callable[[str], str]) -> dict[str, Any]:
+    """``raw`` with its context texts (``additionalContext``, ``systemMessage``) capped."""
+    out = dict(raw)
+    for key in ("systemMessage", "system_message"):
+        if isinstance(out.get(key), str):
+            out[key] = cap(out[key])
+    for key in ("hookSpecificOutput", "hook_specific_output"):
+        spec = out.get(key)
+        if isinstance(spec, Mapping):
+            spec = dict(spec)
+            for field_name in ("additionalContext", "additional_context"):
+                if isinstance(spec.get(field_name), str):
+                    spec[field_name] = cap(spec[field_name])
+            out[key] = spec
+    return out
 
 
 def _value(

@@ -97,32 +97,14 @@ class Reader:
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
                      plugin_root: str | None) -> None:  # fmt: skip
-        where = f"hooks.{name}[{index}] in {origin}"
-        inner = group.get("hooks")
-        if not isinstance(inner, list):
-            self.warn(
-                f"{where}: 'hooks' must be a list of {{type: command, command: ...}}; skipped"
-            )
-            return
-        extra = set(map(str, group)) - {"matcher", "hooks"}
-        if extra:
-            self.warn(f"{where}: unknown key(s) {', '.join(sorted(extra))} ignored")
-        for sub, entry in enumerate(inner):
-            if isinstance(entry, Mapping):
-                kind = entry.get("type", "command")
-                if kind != "command":
-                    self.warn(f"{where}.hooks[{sub}]: hook type {kind!r} is not supported (only "
-                              "'command'); skipped")  # fmt: skip
-                    continue
-                entry = {
-                    k: v for k, v in entry.items() if k not in ("type", "async", "statusMessage")
-                }
-                if "matcher" in group:
-                    entry["matcher"] = group.get("matcher")
-            self.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
+        """One Claude Code matcher group (:mod:`.claude_entries`)."""
+        from .claude_entries import read_group
+
+        read_group(self, info, name, index, group, origin, plugin_root)
 
     def entry(self, info: EventInfo, name: str, index: int, raw: Any, origin: str, default_protocol: str,
-              sub: int | None, plugin_root: str | None) -> None:  # fmt: skip
+              sub: int | None, plugin_root: str | None) -> ShellHook | None:  # fmt: skip
+        """Read one entry; the hook it adds (``None``: skipped, and reported)."""
         where = (
             f"hooks.{name}[{index}]"
             + (f".hooks[{sub}]" if sub is not None else "")
@@ -132,7 +114,7 @@ class Reader:
             self.warn(
                 f"{where}: must be a mapping with a 'command' key, not {type(raw).__name__}; skipped"
             )
-            return
+            return None
         for key in raw:
             if key not in ENTRY_KEYS:
                 guess = catalogue.suggest(str(key), ENTRY_KEYS)
@@ -141,7 +123,7 @@ class Reader:
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
             self.warn(f"{where}: missing a non-empty 'command'; skipped")
-            return
+            return None
         command = command.strip()
         protocol = default_protocol
         if "protocol" in raw:
@@ -158,7 +140,7 @@ class Reader:
                 self.warn(
                     f"{where}: command {command!r} cannot be split into words ({exc}); skipped"
                 )
-                return
+                return None
         hook = ShellHook(
             event=info.name,
             configured_event=name,
@@ -182,6 +164,7 @@ class Reader:
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
+        return hook
 
     def matcher(self, hook: ShellHook, info: EventInfo, raw: Any, where: str) -> None:
         if raw is None:

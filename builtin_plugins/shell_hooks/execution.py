@@ -24,6 +24,8 @@ from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
 from .approvals import Approvals
+from .background import Background
+from .context_cap import ContextCap
 from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
 from .runs import RECORDER, Recorder, Run
@@ -62,6 +64,10 @@ class Runner:
         #: How each kind of hook runs (``ShellHook.kind``): a batch of (hook, prepared command)
         #: in, outcomes out. ``command`` starts a process per hook per firing.
         self.transports: dict[str, Transport] = {"command": _processes}
+        #: Claude Code's cap on one hook's context text (the rest saved under the home).
+        self.cap_context = ContextCap(home / "hook-output")
+        #: Runs ``async`` hooks (set by the source, which delivers what they have).
+        self.background: Background | None = None
 
     # -------------------------------------------------------------- recording
 
@@ -149,11 +155,18 @@ class Runner:
         hooks: Sequence[ShellHook],
         *,
         force: bool = False,
+        foreground: bool = False,
     ) -> list[Run]:
         """Run ``hooks`` (of one event) at once; reports in the given order.
 
         Unapproved or changed hooks are reported and not run, unless ``force`` (or a recording
-        with ``force``)."""
+        with ``force``). Background (``async``) hooks are started and left to run, unless
+        ``foreground``; they are not in the reports."""
+        if self.background is not None and not foreground and any(h.background for h in hooks):
+            for hook in hooks:
+                if hook.background:
+                    self.background.start(info, kwargs, hook)
+            hooks = [h for h in hooks if not h.background]
         if not hooks:
             return []
         recorder = RECORDER.get()
@@ -302,6 +315,7 @@ class Runner:
             fail_closed=hook.fail_closed,
             failure=failure,
             tool_name=kwargs.get("tool_name"),
+            cap=self.cap_context if hook.protocol == wire.CLAUDE else None,
         )
         if answer.failure:
             log.warning("shell hook %r on %s failed: %s%s", hook.name, info.name, answer.failure,
@@ -330,11 +344,14 @@ class Runner:
     def problem(self, hook: ShellHook) -> str | None:
         """Why the hook's command cannot run as configured, or ``None`` (``hermes hooks
         doctor``)."""
+        check = getattr(self.transports.get(hook.kind), "problem", None)
+        if check is not None:
+            return check(hook)  # type: ignore[no-any-return]  # a transport's own check
         env = self.static_env(hook)
         cwd = hook.cwd(env)
         if cwd is not None and not os.path.isdir(cwd):
             return f"working_dir {cwd} does not exist"
-        if hook.protocol == wire.CLAUDE:
+        if hook.protocol == wire.CLAUDE and hook.exec_args is None:
             try:
                 words = shlex.split(hook.command)
             except ValueError as exc:
