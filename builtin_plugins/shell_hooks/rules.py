@@ -36,7 +36,7 @@ TOOL_EVENTS = frozenset(
 _PATH_TOOLS = {"Read": "file_path", "Edit": "file_path", "Write": "file_path",
                "MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "path",
                "Grep": "path"}  # fmt: skip
-_RULE = re.compile(r"\s*([A-Za-z0-9_.:-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_RULE = re.compile(r"\s*([A-Za-z0-9_.:*-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||&|\n)\s*")
 
 

@@ -32,7 +32,7 @@ class PromptAnswers(AnswerType):
         "the hook is skipped (fail open); with ``fail_closed``, the prompt is blocked with a "
         "message naming the failed hook."
     )
-    pipes = "user_message"
+    pipes: str | None = "user_message"
     vocabulary = Vocabulary(
         values={
             "action": ("block",),
