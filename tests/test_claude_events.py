@@ -112,3 +112,16 @@ def test_pre_model_switch_exit_2_vetoes_and_post_model_switch_adds_context(
     assert (payload["from_model"], payload["to_model"], payload["context_tokens"]) == (
         "sonnet", "opus", 200_000)  # fmt: skip
     assert hooks.post_model_switch(from_model="sonnet", to_model="opus") == "on opus"
+
+
+def test_events_that_cannot_fire_are_reported_with_the_reason(
+    home: Path, tmp_path: Path, caplog: Any
+) -> None:
+    import logging
+
+    hook, _ = _recorder(tmp_path, "task", code=2)
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"TaskCompleted": _cmd(hook), "FileChanged": _cmd(hook)})
+    assert "Claude Code's TaskCompleted never fires in Hermes" in caplog.text
+    assert "kanban_task_completed" in caplog.text and "no file watcher" in caplog.text
+    assert not [r for r in hooks.rows() if r.get("source") == "shell"]

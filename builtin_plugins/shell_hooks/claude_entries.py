@@ -148,3 +148,31 @@ def _mcp_options(reader: Reader, entry: Mapping[str, Any], where: str) -> dict[s
         reader.warn(f"{where}: 'input' must be an object of the tool's arguments; skipped")
         return None
     return {"server": server.strip(), "tool": tool.strip(), "input": dict(given)}
+
+
+#: Claude Code events no Hermes hook site stands for, and why (docs/dialects.md, "Claude Code
+#: events"): hooks configured under them are reported with the reason and not loaded.
+UNFIRED = {
+    "UserPromptExpansion": "Hermes' slash commands reach hooks as gateway command:<name> events "
+    "(gateway_event), not as prompt expansions",
+    "Elicitation": "MCP elicitation stays between the host's MCP client and the server; Hermes "
+    "has no hook site for it",
+    "ElicitationResult": "MCP elicitation stays between the host's MCP client and the server; "
+    "Hermes has no hook site for it",
+    "TeammateIdle": "Hermes has no agent teams",
+    "TaskCreated": "Hermes has no shared task list of agent teams (its kanban events are "
+    "kanban_task_*)",
+    "TaskCompleted": "its exit 2 refuses a task's completion, which Hermes' kanban_task_completed "
+    "(an observer, after the fact) cannot express",
+    "Setup": "Hermes has no init/maintenance run (claude --init / --maintenance)",
+    "InstructionsLoaded": "Hermes loads its context files without a hook site",
+    "CwdChanged": "Hermes has no hook site for a change of working directory",
+    "FileChanged": "Hermes has no file watcher",
+    "ConfigChange": "Hermes reads its config at start; nothing fires when it changes",
+    "WorktreeCreate": "its hook replaces Claude Code's own worktree creation; Hermes creates its "
+    "worktrees without a hook site",
+    "WorktreeRemove": "Hermes removes its worktrees without a hook site",
+    "MessageDisplay": "it concerns Claude Code's terminal rendering; Hermes' display is the "
+    "host's UI",
+    "DirectoryAdded": "Hermes has no added working directories (Claude Code's /add-dir)",
+}

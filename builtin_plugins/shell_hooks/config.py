@@ -76,6 +76,12 @@ class Reader:
             try:
                 info = self.manager.event(name)
             except UnknownEvent as exc:
+                from .claude_entries import UNFIRED
+
+                if name in UNFIRED:
+                    self.warn(f"hooks.{name} in {origin}: Claude Code's {name} never fires in "
+                              f"Hermes ({UNFIRED[name]}); skipped")  # fmt: skip
+                    continue
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
