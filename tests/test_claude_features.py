@@ -342,3 +342,23 @@ def test_unknown_handler_type_is_reported(home: Path, caplog: pytest.LogCaptureF
     with caplog.at_level(logging.WARNING, "hermes_hooks"):
         _load(home, {"PreToolUse": _group({"type": "agent", "prompt": "x"})})
     assert "hook type 'agent' is not supported" in caplog.text
+
+
+def test_cli_test_and_doctor_run_background_hooks_in_the_foreground(
+    home: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hoist_global_options, hooks_group
+
+    hook = _script(tmp_path / "bg.sh", "cat >/dev/null\necho 'rewake me' >&2\nexit 2\n")
+    write_settings(home / "settings.json", {"PreToolUse": _group(
+        {"type": "command", "command": hook, "asyncRewake": True})})  # fmt: skip
+    run = CliRunner().invoke(hooks_group, hoist_global_options(
+        ["--home", str(home), "--accept-hooks", "test", "PreToolUse", "--json"]))  # fmt: skip
+    data = json.loads(run.output)
+    assert data["hooks"][0]["exit_code"] == 2 and data["hooks"][0]["answer"] is None
+    assert data["result"].get("action") is None  # its answer decides nothing
+    run = CliRunner().invoke(hooks_group, hoist_global_options(
+        ["--home", str(home), "--accept-hooks", "doctor"]))  # fmt: skip
+    assert "Traceback" not in run.output and "bg.sh" in run.output

@@ -10,6 +10,7 @@ what each hook did while the event goes through the runtime's own dispatcher.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import os
@@ -161,15 +162,16 @@ class Runner:
 
         Unapproved or changed hooks are reported and not run, unless ``force`` (or a recording
         with ``force``). Background (``async``) hooks are started and left to run, unless
-        ``foreground``; they are not in the reports."""
-        if self.background is not None and not foreground and any(h.background for h in hooks):
+        ``foreground`` or recording; they are not in the reports (recorded, their answer is
+        shown and decides nothing)."""
+        recorder = RECORDER.get()
+        if self.background is not None and not foreground and recorder is None:
             for hook in hooks:
                 if hook.background:
                     self.background.start(info, kwargs, hook)
             hooks = [h for h in hooks if not h.background]
         if not hooks:
             return []
-        recorder = RECORDER.get()
         force = force or bool(recorder and recorder.force)
         cwd = resolve.current_dir()
         encoded: dict[str, bytes] = {}
@@ -196,6 +198,8 @@ class Runner:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
+                if run.hook.background:  # an async hook's answer decides nothing
+                    run.answer = dataclasses.replace(run.answer, value=None)
             elif run.hook.fail_closed:
                 run.answer = self._refused(info, run)
             if self.observe is not None:

@@ -295,12 +295,13 @@ class ShellHooks(SourceBase):
         hooks: Sequence[ShellHook] | None = None,
         *,
         force: bool = False,
+        foreground: bool = False,
     ) -> list[Run]:
         """Run the matching hooks (or ``hooks``) of one event at once, without combining their
         answers; reports in run order. Unapproved or changed hooks are not run, unless
-        ``force``."""
+        ``force``; background hooks run in the background unless ``foreground``."""
         chosen = self.matching(info.name, kwargs) if hooks is None else hooks
-        return self.runner.execute(info, kwargs, chosen, force=force)
+        return self.runner.execute(info, kwargs, chosen, force=force, foreground=foreground)
 
     def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
         """Run the event's shell hooks and combine their answers with the event's rule.
