@@ -7,8 +7,9 @@ unknown ones):
 - ``type``: ``command`` (default) or ``mcp_tool`` (``server``, ``tool``, ``input``: the host calls
   the tool, :mod:`.mcp`);
 - ``args``: the exec form: ``command`` is the program, ``args`` its arguments, no shell;
-- ``if``: a permission rule (:mod:`.rules`) the tool call must match; only on tool events, as in
-  Claude Code (elsewhere the hook never runs, and that is reported);
+- ``if``: a permission rule (:mod:`.rules`) the tool call must match; only on events about one
+  tool call (``ClaudeEvent.tool``), as in Claude Code (elsewhere the hook never runs, and that
+  is reported);
 - ``async`` / ``asyncRewake``: run in the background (:mod:`.background`);
 - ``onFailure``: ``"block"`` makes a failed run (crash, timeout, invalid JSON) block, which is
   our ``fail_closed``; ``"continue"`` is the default;
@@ -24,7 +25,7 @@ from hermes_hooks import wire
 from hermes_hooks.catalogue import EventInfo
 
 from .matching import ShellHook
-from .rules import TOOL_EVENTS, BadRule, Rule
+from .rules import BadRule, Rule
 
 if TYPE_CHECKING:
     from .config import Reader
@@ -90,7 +91,7 @@ def _handler_fields(
     if "if" in entry:
         rule = entry.get("if")
         claude = hook.occurrence or (info.claude[0] if info.claude else None)
-        tool_event = claude.name in TOOL_EVENTS if claude is not None else info.tool_event
+        tool_event = claude.tool if claude is not None else info.tool_event
         if not tool_event:
             reader.warn(f"{where}: 'if' filters tool calls, and {hook.configured_event} has none: "
                         "as in Claude Code this hook never runs; skipped (remove 'if' to run it "

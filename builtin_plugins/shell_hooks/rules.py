@@ -29,10 +29,6 @@ from urllib.parse import urlsplit
 
 from hermes_hooks import wire
 
-#: The Claude Code events a rule can be tested on (they carry a tool call).
-TOOL_EVENTS = frozenset(
-    {"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"}
-)
 _PATH_TOOLS = {"Read": "file_path", "Edit": "file_path", "Write": "file_path",
                "MultiEdit": "file_path", "NotebookEdit": "notebook_path", "Glob": "path",
                "Grep": "path"}  # fmt: skip
