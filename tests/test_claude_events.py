@@ -125,3 +125,17 @@ def test_events_that_cannot_fire_are_reported_with_the_reason(
     assert "Claude Code's TaskCompleted never fires in Hermes" in caplog.text
     assert "kanban_task_completed" in caplog.text and "no file watcher" in caplog.text
     assert not [r for r in hooks.rows() if r.get("source") == "shell"]
+
+
+def test_every_claude_code_event_is_either_fired_or_explained() -> None:
+    from builtin_plugins.shell_hooks.claude_entries import UNFIRED
+    from hermes_hooks import catalogue
+
+    fired = {c.name for info in catalogue.events().values() for c in info.claude}
+    assert not fired & set(UNFIRED)
+    assert len(fired | set(UNFIRED)) == 33  # Claude Code 2.1.x
+    page = (Path(__file__).resolve().parents[1] / "docs" / "dialects.md").read_text()
+    section = page.partition("## Claude Code events")[2].partition("\n## ")[0]
+    fires, _, cannot = section.partition("### Events that cannot fire in Hermes")
+    assert [n for n in fired if f"`{n}`" not in fires] == []
+    assert [n for n in UNFIRED if f"`{n}`" not in cannot] == []

@@ -362,3 +362,14 @@ def test_cli_test_and_doctor_run_background_hooks_in_the_foreground(
     run = CliRunner().invoke(hooks_group, hoist_global_options(
         ["--home", str(home), "--accept-hooks", "doctor"]))  # fmt: skip
     assert "Traceback" not in run.output and "bg.sh" in run.output
+
+
+def test_a_required_guard_is_never_sent_to_the_background(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    hook = _script(tmp_path / "guard.sh", "cat >/dev/null\necho no >&2\nexit 2\n")
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"PreToolUse": _group(
+            {"type": "command", "command": hook, "async": True, "required": True})})  # fmt: skip
+    assert "runs in the foreground" in caplog.text
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "block"

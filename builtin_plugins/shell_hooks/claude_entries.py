@@ -115,6 +115,10 @@ def _handler_fields(
             continue
         setattr(hook, attr, value)
     hook.background = hook.background or hook.rewake
+    if hook.background and hook.required:
+        reader.warn(f"{where}: a required guard must be able to block, so it runs in the "
+                    "foreground: 'async'/'asyncRewake' ignored")  # fmt: skip
+        hook.background = hook.rewake = False
     failure = entry.get("onFailure")
     if failure is not None:
         if failure == "block":
