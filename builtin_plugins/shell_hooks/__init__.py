@@ -4,9 +4,15 @@ Claude Code ``settings.json`` files. Reference: ``docs/shell-hooks.md``.
 The package, one idea a module:
 
 - :mod:`.config`: reading the hooks from ``config.yaml`` and ``settings.json`` files;
+- :mod:`.claude_entries`: a Claude Code matcher group and the handler fields only Claude Code has
+  (``if``, ``args``, ``async``/``asyncRewake``, ``onFailure``, ``type: mcp_tool``);
+- :mod:`.rules`: Claude Code permission rules, the ``if`` filters;
 - :mod:`.matching`: one configured hook, and whether it fires for an occurrence of its event;
 - :mod:`.approvals`: consent (approved, unapproved, changed), the terminal question, pinning;
 - :mod:`.execution`: environment, running the processes, reading and combining the answers;
+- :mod:`.background`: ``async`` hooks, and delivering what they have for the model;
+- :mod:`.mcp`: ``mcp_tool`` hooks, called through the host;
+- :mod:`.context_cap`: Claude Code's 10,000-character cap on one hook's context;
 - :mod:`.source`: :class:`ShellHooks`, the hook source registered as ``builtin:shell_hooks``.
 """
 
