@@ -373,3 +373,22 @@ def test_a_required_guard_is_never_sent_to_the_background(
             {"type": "command", "command": hook, "async": True, "required": True})})  # fmt: skip
     assert "runs in the foreground" in caplog.text
     assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "block"
+
+
+def test_mcp_tool_call_past_its_timeout_is_a_timed_out_run(home: Path) -> None:
+    import threading
+
+    release = threading.Event()
+
+    class Slow(_McpHost):
+        def call_mcp_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+            release.wait(30)
+            return "{}"
+
+    handler = dict(_MCP, timeout=0.2, onFailure="block")
+    hooks = _load(home, {"PreToolUse": _group(handler)}, host=Slow(None))
+    try:
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    finally:
+        release.set()
+    assert decision.action == "block" and "timed out" in (decision.message or "")

@@ -108,8 +108,9 @@ class McpTransport:
             )  # fmt: skip
             thread.start()
             threads.append((thread, hook))
+        started = time.monotonic()
         for (thread, hook), i in zip(threads, range(len(batch)), strict=True):
-            thread.join(hook.timeout)
+            thread.join(max(0.0, started + hook.timeout - time.monotonic()))
             if results[i] is None:  # still waiting for the host: the hook timed out
                 results[i] = process.Outcome(timed_out=True, elapsed=hook.timeout)
         return [r if r is not None else process.Outcome(error="not run") for r in results]
