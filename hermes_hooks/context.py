@@ -49,6 +49,8 @@ class Host(Protocol):
 
     def run_background_task(self, prompt: str, **kwargs: Any) -> Any: ...
 
+    def call_mcp_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any: ...
+
     llm: Any
 
 

@@ -126,6 +126,9 @@ class Bridge:
             self.patch.release(self.hooks)  # a rediscovery: Hermes loaded its plugins anew
         self.patch = patch
         hooks = self.hooks
+        if hooks.host is None and callable(getattr(ctx, "inject_message", None)):
+            # What background shell hooks have for the model (asyncRewake) reaches Hermes' session.
+            hooks.set_host(_HermesHost(ctx.inject_message))
         special: dict[str, Callable[..., Any]] = {
             "pre_tool_call": self._pre_tool_call,
             "post_tool_call": self._post_tool_call,
@@ -317,6 +320,13 @@ def _hermes_hook_names() -> tuple[str, ...]:
         return tuple(sorted(valid))
     except Exception:
         return HERMES_0_19_HOOKS
+
+
+class _HermesHost:
+    """The host capabilities Hermes' plugin context offers hermes-hooks' own sources."""
+
+    def __init__(self, inject: Callable[..., Any]) -> None:
+        self.inject_message = inject
 
 
 def _load(*, patched: bool) -> Hooks:

@@ -261,6 +261,13 @@ class Hooks(TypedHelpers):
             env.update(source.session_env(session_id))
         return env
 
+    def take_wakeups(self, session_id: str | None = None) -> list[Any]:
+        """Messages background hooks (Claude Code ``asyncRewake``/``async``) left for the model
+        of ``session_id`` (or of every session) when the host has no ``inject_message``:
+        each has ``message`` (the text for the model), ``hook``, ``event``, ``kind``. Taken
+        ones are removed."""
+        return [w for source in self.sources() for w in source.take_wakeups(session_id)]
+
     def start_watchdog(self) -> Watchdog | None:
         """Start reporting in-process hooks stuck longer than ``plugins.hook_watchdog_seconds``
         (30 by default; 0 turns it off). :func:`hermes_hooks.load` calls this."""

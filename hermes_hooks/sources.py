@@ -34,6 +34,10 @@ class HookSource(Protocol):
         """Release what it holds (processes, threads); the manager is closing."""
         ...
 
+    def take_wakeups(self, session_id: str | None = None) -> list[Any]:
+        """Messages for the model its background hooks left (``[]`` when none), removed."""
+        ...
+
 
 def report(hooks: Any, event: str, hook: str, answer: Any, kwargs: Any) -> Any:
     """Record one run of a built-in's own hook with the runtime's tracer (a hook source's impl
@@ -75,3 +79,6 @@ class SourceBase:
 
     def close(self) -> None:
         return None
+
+    def take_wakeups(self, session_id: str | None = None) -> list[Any]:
+        return []

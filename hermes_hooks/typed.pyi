@@ -82,6 +82,16 @@ class TypedHelpers:
         transcript_path: str | None = ...,
         **extra: Any,
     ) -> str: ...
+    def post_tool_batch(
+        self,
+        *,
+        tool_calls: list[dict[str, Any]],
+        session_id: str | None = ...,
+        task_id: str | None = ...,
+        turn_id: str | None = ...,
+        transcript_path: str | None = ...,
+        **extra: Any,
+    ) -> str | None: ...
     def pre_llm_call(
         self,
         *,
@@ -156,6 +166,40 @@ class TypedHelpers:
         transcript_path: str | None = ...,
         **extra: Any,
     ) -> VerifyAnswer | None: ...
+    def pre_model_switch(
+        self,
+        *,
+        from_model: str,
+        to_model: str,
+        session_id: str | None = ...,
+        requested_model: str | None = ...,
+        source: str | None = ...,
+        context_tokens: int | None = ...,
+        prompt_cache_warm: bool | None = ...,
+        cache_ttl: str | None = ...,
+        estimated_cache_write_usd: float | None = ...,
+        pricing: str | None = ...,
+        platform: str | None = ...,
+        transcript_path: str | None = ...,
+        **extra: Any,
+    ) -> PromptDecision: ...
+    def post_model_switch(
+        self,
+        *,
+        session_id: str | None = ...,
+        from_model: str | None = ...,
+        to_model: str | None = ...,
+        requested_model: str | None = ...,
+        source: str | None = ...,
+        context_tokens: int | None = ...,
+        prompt_cache_warm: bool | None = ...,
+        cache_ttl: str | None = ...,
+        estimated_cache_write_usd: float | None = ...,
+        pricing: str | None = ...,
+        platform: str | None = ...,
+        transcript_path: str | None = ...,
+        **extra: Any,
+    ) -> str | None: ...
     def pre_api_request(
         self,
         *,

@@ -197,11 +197,8 @@ class Translate:
     a shape our answer types read (``None``: nothing to read) and notes on what could not be
     carried over; ``plain_text``: plain stdout may be context, as in Claude Code."""
 
-    def __init__(
-        self, read: Callable[[dict[str, Any]], tuple[Any, list[str]]], plain_text: bool
-    ) -> None:
-        self.read = read
-        self.plain_text = plain_text
+    def __init__(self, read: Callable[[dict[str, Any]], tuple[Any, list[str]]], plain_text: bool):
+        self.read, self.plain_text = read, plain_text
 
     def __call__(self, raw: dict[str, Any]) -> tuple[Any, list[str]]:
         return self.read(raw)
@@ -247,16 +244,17 @@ def parse(
     failure: str | None = None,
     tool_name: str | None = None,
     translate: Translate | None = None,
+    cap: Callable[[str], str] | None = None,
 ) -> Answer:
     """Turn one hook run into an :class:`Answer`. Never raises, whatever the bytes.
 
     ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
-    over the cap); ``tool_name`` lets a Claude Code ``updatedInput`` be mapped back.
-    ``translate`` reads another agent's answer (:mod:`hermes_hooks.dialects`) as one of ours.
-    """
+    over the cap); ``tool_name`` maps a Claude Code ``updatedInput`` back; ``translate`` reads
+    another agent's answer (:mod:`hermes_hooks.dialects`); ``cap`` shortens the context texts
+    (plain stdout, ``additionalContext``, ``systemMessage``) as Claude Code does."""
     try:
         answer = _parse(
-            info, protocol, returncode, stdout, stderr, source, failure, tool_name, translate
+            info, protocol, returncode, stdout, stderr, source, failure, tool_name, translate, cap
         )
     except Exception as exc:  # a bug here must not take the agent down
         answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
@@ -278,6 +276,7 @@ def _parse(
     failure: str | None,
     tool_name: str | None,
     translate: Translate | None = None,
+    cap: Callable[[str], str] | None = None,
 ) -> Answer:
     if failure:
         return Answer(failure=failure)
@@ -301,8 +300,14 @@ def _parse(
     if not out:
         return Answer()
     raw = _json_object(out)
+    if raw is None and protocol == CLAUDE and out.startswith("{"):
+        # Claude Code reads output that starts with "{" as JSON: when it is not, the run failed
+        # (onFailure: block / fail_closed then blocks); it is never context for the model.
+        return Answer(failure=f"stdout starts with '{{' but is not a JSON object: {_json_error(out)}",
+                      raw=out)  # fmt: skip
     if raw is None:
         if info.meta.plain_text_context and (translate is None or translate.plain_text):
+            out = cap(out) if cap is not None else out
             return Answer(value=info.answer.normalise(out, source), raw=out)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
@@ -315,6 +320,8 @@ def _parse(
         if not isinstance(read, dict):
             return Answer(raw=raw, dropped="; ".join(notes) or None)
         raw = read
+    if cap is not None:
+        raw = _capped(raw, cap)
     value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
     warning = "; ".join(notes) or None
     system = raw.get("systemMessage") or raw.get("system_message")
@@ -333,6 +340,32 @@ def _json_object(text: str) -> dict[str, Any] | None:
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
+
+
+def _json_error(text: str) -> str:
+    """Why ``text`` is not a JSON object (the parser's message, or the type it holds)."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        return str(exc)
+    return f"it is JSON, but a {type(value).__name__}"
+
+
+def _capped(raw: dict[str, Any], cap: Callable[[str], str]) -> dict[str, Any]:
+    """``raw`` with its context texts (``additionalContext``, ``systemMessage``) capped."""
+    out = dict(raw)
+    for key in ("systemMessage", "system_message"):
+        if isinstance(out.get(key), str):
+            out[key] = cap(out[key])
+    for key in ("hookSpecificOutput", "hook_specific_output"):
+        spec = out.get(key)
+        if isinstance(spec, Mapping):
+            spec = dict(spec)
+            for field_name in ("additionalContext", "additional_context"):
+                if isinstance(spec.get(field_name), str):
+                    spec[field_name] = cap(spec[field_name])
+            out[key] = spec
+    return out
 
 
 def _value(

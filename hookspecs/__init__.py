@@ -6,4 +6,6 @@ by :mod:`hermes_hooks.catalogue`; nothing repeats them.
 """
 
 #: Family modules, in the order the catalogue lists them.
-FAMILIES = ("tools", "llm", "api", "session", "compaction", "approvals", "gateway", "kanban")
+FAMILIES = (
+    "tools", "llm", "models", "api", "session", "compaction", "approvals", "gateway", "kanban",
+)  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hermes_hooks.answers import Observe
+from hermes_hooks.contract import ClaudeEvent, arg, optional
 from hermes_hooks.markers import event
 
 _API_EXAMPLE = {
@@ -144,6 +145,18 @@ def post_api_request(
 
 @event(
     Observe(),
+    claude=(
+        ClaudeEvent(
+            "StopFailure",
+            fields={
+                "error": arg("reason", "unknown"),
+                "error_details": arg("error"),
+                "last_assistant_message": optional("last_assistant_message"),
+            },
+            when=lambda kw: not kw.get("retryable"),
+            matcher="reason",
+        ),
+    ),
     example={
         **_API_EXAMPLE,
         "api_duration": 30.0,
@@ -191,7 +204,9 @@ def api_request_error(
     :param request: the request body. :param started_at: start stamp. :param ended_at: end stamp.
     :param transcript_path: the host's transcript file, when it keeps one.
 
-    Return values are ignored; every hook runs.
+    Return values are ignored; every hook runs. A failure the host does not retry ends the turn:
+    that is Claude Code's ``StopFailure`` (its ``error`` is ``reason``, matched by matchers; its
+    ``error_details`` is ``error``; ``last_assistant_message`` when the host passes it).
 
     Example::
 

@@ -166,6 +166,16 @@ def pre_tool_call(
             matcher="tool_name",
             tool=True,
         ),
+        ClaudeEvent(
+            "PermissionDenied",
+            fields={
+                "tool_use_id": arg("tool_call_id"),
+                "reason": either("error_message", "result"),
+            },
+            when=lambda kw: kw.get("status") == "blocked",
+            matcher="tool_name",
+            tool=True,
+        ),
     ),
     docker=("post_tool_use",),
     aliases=("after_tool_call",),
@@ -289,7 +299,9 @@ def post_tool_call(
 
     Return ``None`` to only observe, or feedback for the model: a string, ``{"context": str}``,
     Claude Code's ``{"decision": "block", "reason": str}`` or
-    ``{"hookSpecificOutput": {"additionalContext": str}}``. The host appends the feedback to the
+    ``{"hookSpecificOutput": {"additionalContext": str}}``; on a blocked call (Claude Code's
+    ``PermissionDenied``), ``{"hookSpecificOutput": {"retry": true}}`` tells the model it may try
+    the call again. The host appends the feedback to the
     tool result the model sees. Return values of Hermes-style ``register_hook`` callbacks are
     ignored, as Hermes ignores them.
 
@@ -399,4 +411,74 @@ def transform_terminal_output(
         @hookimpl
         def transform_terminal_output(output):
             return output[-20000:]  # keep the tail of very long outputs
+    """
+
+
+def _batch(kwargs: Mapping[str, Any]) -> Any:
+    """The host's ``tool_calls`` as Claude Code's PostToolBatch ``tool_calls``."""
+    from hermes_hooks import wire
+
+    calls = kwargs.get("tool_calls")
+    out = []
+    for call in calls if isinstance(calls, list) else []:
+        if not isinstance(call, Mapping):
+            continue
+        name = call.get("tool_name")
+        out.append(
+            {
+                "tool_name": wire.claude_tool_name(name) if isinstance(name, str) else name,
+                "tool_input": wire.args_to_claude(name, call.get("args") or {}),
+                "tool_use_id": call.get("tool_call_id") or "",
+                "tool_response": call.get("result"),
+            }
+        )
+    return out
+
+
+@event(
+    Context(feedback=True),
+    required=("tool_calls",),
+    claude=(ClaudeEvent("PostToolBatch", fields={"tool_calls": _batch}),),
+    example={
+        "tool_calls": [
+            {
+                "tool_name": "terminal",
+                "args": {"command": "echo hello"},
+                "tool_call_id": "test-call",
+                "result": '{"output": "hello"}',
+                "status": "ok",
+            }
+        ],
+        "session_id": "test-session",
+        "task_id": "test-task",
+        "turn_id": "test-turn",
+    },
+)
+def post_tool_batch(
+    tool_calls: list[dict[str, Any]],
+    session_id: str,
+    task_id: str,
+    turn_id: str,
+    transcript_path: str | None,
+) -> str | Mapping[str, Any] | None:
+    """Called once every tool call the model asked for in one answer has finished (or was
+    blocked), before the results go back to the model.
+
+    :param tool_calls: one dict per call, in the model's order: ``tool_name``, ``args``,
+        ``tool_call_id``, ``result`` (the string the model sees) and ``status``.
+    :param session_id: the conversation. :param task_id: the task.
+    :param turn_id: the model turn that asked for the calls.
+    :param transcript_path: the host's transcript file, when it keeps one.
+
+    Return context for the model, sent with the tool results (a string, ``{"context": str}``,
+    Claude Code's ``additionalContext`` or ``{"decision": "block", "reason"}``), or ``None``.
+    Combining: non-empty texts are joined with a blank line in call order.
+
+    Example::
+
+        @hookimpl
+        def post_tool_batch(tool_calls):
+            failed = [c["tool_name"] for c in tool_calls if c.get("status") == "error"]
+            if failed:
+                return f"{len(failed)} tool call(s) failed: {', '.join(failed)}"
     """

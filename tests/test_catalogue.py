@@ -18,6 +18,9 @@ post_api_request api_request_error on_session_start on_session_end on_session_fi
 subagent_start subagent_stop pre_compress post_compress permission_request pre_approval_request
 post_approval_response pre_gateway_dispatch gateway_event notification kanban_task_claimed
 kanban_task_completed kanban_task_blocked""".split()
+# Claude Code events a Hermes host can fire that no Hermes event stands for (issue 13): the
+# DESIGN table predates them; docs/dialects.md "Claude Code events" lists them.
+DESIGN_EVENTS += ["post_tool_batch", "pre_model_switch", "post_model_switch"]
 
 
 def test_catalogue_has_every_design_event():
@@ -59,6 +62,11 @@ CLAUDE = {
     "PostCompact": "post_compress",
     "Notification": "notification",
     "PermissionRequest": "permission_request",
+    "PermissionDenied": "post_tool_call",
+    "PostToolBatch": "post_tool_batch",
+    "StopFailure": "api_request_error",
+    "PreModelSwitch": "pre_model_switch",
+    "PostModelSwitch": "post_model_switch",
     "pre_tool_use": "pre_tool_call",
     "post_tool_use": "post_tool_call",
     "session_start": "on_session_start",
@@ -134,6 +142,7 @@ def test_which_events_exit_code_2_blocks_is_declared_in_the_specs():
     blocking = {n for n, i in catalogue.events().items() if i.can_block}
     decide = {n for n, i in catalogue.events().items() if i.kind == "decide"}
     assert blocking == decide | {
+        "post_tool_batch",  # exit 2 is feedback for the model, as on post_tool_call
         "pre_verify",
         "pre_compress",
         "post_tool_call",

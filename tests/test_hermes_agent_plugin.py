@@ -179,3 +179,27 @@ def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
     for event, claude in hermes_agent.unfired_events().items():
         missing += [n for n in (event, *claude) if f"`{n}`" not in unfired]
     assert missing == []
+
+
+def test_background_hooks_reach_hermes_through_its_inject_message(home, tmp_path, monkeypatch):
+    injected = []
+
+    class Injecting(FakeContext):
+        def inject_message(self, content: str, role: str = "user") -> bool:
+            injected.append((content, role))
+            return True
+
+    wake = tmp_path / "wake.sh"
+    wake.write_text("#!/bin/sh\ncat >/dev/null\necho 'tests broke' >&2\nexit 2\n")
+    wake.chmod(0o755)
+    group = {"matcher": "terminal", "hooks": [
+        {"type": "command", "command": str(wake), "asyncRewake": True}]}  # fmt: skip
+    (home / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse": [group]}}))
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "1")
+    bridge = hermes_agent.Bridge()
+    bridge.attach(Injecting())
+    assert bridge.hooks is not None
+    bridge.hooks.post_tool_call(tool_name="terminal", result="ok", status="ok", session_id="s")
+    bridge.hooks.close()
+    assert len(injected) == 1 and "tests broke" in injected[0][0]

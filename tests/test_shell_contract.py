@@ -44,10 +44,35 @@ CLAUDE_KEYS = {
     "PostCompact": COMMON | {"trigger", "compact_summary"},
     "Notification": COMMON | {"message", "notification_type"},
     "PermissionRequest": COMMON | TOOL | {"permission_suggestions"},
+    "PermissionDenied": COMMON | TOOL | {"tool_use_id", "reason"},
+    "PostToolBatch": COMMON | {"tool_calls"},
+    "StopFailure": COMMON | {"error", "error_details"},
+    "PreModelSwitch": COMMON
+    | {
+        "from_model",
+        "to_model",
+        "requested_model",
+        "source",
+        "context_tokens",
+        "prompt_cache_warm",
+    },
+    "PostModelSwitch": COMMON
+    | {
+        "from_model",
+        "to_model",
+        "requested_model",
+        "source",
+        "context_tokens",
+        "prompt_cache_warm",
+    },
 }
 HERMES_KEYS = {"hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra"}
 #: Arguments that make the example an occurrence of the named Claude Code event.
-OCCURRENCE = {"PostToolUseFailure": {"status": "error", "error_message": "boom", "result": ""}}
+OCCURRENCE = {
+    "PostToolUseFailure": {"status": "error", "error_message": "boom", "result": ""},
+    "PermissionDenied": {"status": "blocked", "error_message": "denied by policy", "result": ""},
+    "StopFailure": {"retryable": False},
+}
 
 
 def _occurrences() -> list[Any]:

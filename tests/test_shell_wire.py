@@ -348,6 +348,7 @@ _VALID = {
     "pre_compress": (results.CompressAnswer,),
     "permission_request": (results.PermissionAnswer,),
     "pre_gateway_dispatch": (results.DispatchAnswer,),
+    "pre_model_switch": (results.PromptDecision,),
 }
 
 json_answers = st.recursive(

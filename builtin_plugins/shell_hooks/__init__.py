@@ -6,9 +6,16 @@ The package, one idea a module:
 - :mod:`.config`: reading the hooks from ``config.yaml`` and ``settings.json`` files;
 - :mod:`.readers`: where every hook is configured, other agents' files included
   (``hooks_sources``); :mod:`.dialects`: payloads, variables and answers of those agents' hooks;
+- :mod:`.claude_entries`: a Claude Code matcher group and the handler fields only Claude Code has
+  (``if``, ``args``, ``async``/``asyncRewake``, ``onFailure``, ``type: mcp_tool``);
+- :mod:`.rules`: Claude Code permission rules, the ``if`` filters;
 - :mod:`.matching`: one configured hook, and whether it fires for an occurrence of its event;
 - :mod:`.approvals`: consent (approved, unapproved, changed), the terminal question, pinning;
 - :mod:`.execution`: environment, running the processes, reading and combining the answers;
+  :mod:`.checks`: why a command hook cannot run as configured (`doctor`);
+- :mod:`.background`: ``async`` hooks, and delivering what they have for the model;
+- :mod:`.mcp`: ``mcp_tool`` hooks, called through the host;
+- :mod:`.context_cap`: Claude Code's 10,000-character cap on one hook's context;
 - :mod:`.source`: :class:`ShellHooks`, the hook source registered as ``builtin:shell_hooks``.
 """
 
@@ -17,11 +24,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .approvals import Ask, Consent, question, revoke, tty_prompt
-from .settings_files import read_settings_file
 from .environment import parse_env_file
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
 from .readers import load_entries
 from .runs import Recorder, Run, combine, plain
+from .settings_files import read_settings_file
 from .source import ShellHooks
 
 if TYPE_CHECKING:

@@ -83,6 +83,12 @@ class Reader:
             try:
                 info = self.manager.event(name)
             except UnknownEvent as exc:
+                from .claude_entries import UNFIRED
+
+                if name in UNFIRED:
+                    self.warn(f"hooks.{name} in {origin}: Claude Code's {name} never fires in "
+                              f"Hermes ({UNFIRED[name]}); skipped")  # fmt: skip
+                    continue
                 if self.dialect_block(name, entries, origin, plugin_root):
                     continue
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
@@ -120,30 +126,14 @@ class Reader:
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
                      plugin_root: str | None) -> None:  # fmt: skip
-        where = f"hooks.{name}[{index}] in {origin}"
-        inner = group.get("hooks")
-        if not isinstance(inner, list):
-            self.warn(
-                f"{where}: 'hooks' must be a list of {{type: command, command: ...}}; skipped"
-            )
-            return
-        extra = set(map(str, group)) - {"matcher", "hooks"}
-        if extra:
-            self.warn(f"{where}: unknown key(s) {', '.join(sorted(extra))} ignored")
-        for sub, entry in enumerate(inner):
-            if isinstance(entry, Mapping):
-                kind = entry.get("type", "command")
-                if kind not in ("command", "http", "prompt"):
-                    self.warn(f"{where}.hooks[{sub}]: hook type {kind!r} is not supported ("
-                              "'command', 'http' or 'prompt'); skipped")  # fmt: skip
-                    continue
-                entry = {k: v for k, v in entry.items() if k not in ("async", "statusMessage")}
-                if "matcher" in group:
-                    entry["matcher"] = group.get("matcher")
-            self.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
+        """One Claude Code matcher group (:mod:`.claude_entries`)."""
+        from .claude_entries import read_group
+
+        read_group(self, info, name, index, group, origin, plugin_root)
 
     def entry(self, info: EventInfo, name: str, index: int, raw: Any, origin: str, default_protocol: str,
-              sub: int | None, plugin_root: str | None) -> None:  # fmt: skip
+              sub: int | None, plugin_root: str | None) -> ShellHook | None:  # fmt: skip
+        """Read one entry; the hook it adds (``None``: skipped, and reported)."""
         where = (
             f"hooks.{name}[{index}]"
             + (f".hooks[{sub}]" if sub is not None else "")
@@ -153,16 +143,16 @@ class Reader:
             self.warn(
                 f"{where}: must be a mapping with a 'command' key, not {type(raw).__name__}; skipped"
             )
-            return
+            return None
         kind = raw.get("type", "command")
         if kind == "builtin":
-            return  # a built-in's entry: builtin_plugins/switches.py reads it
+            return None  # a built-in's entry: builtin_plugins/switches.py reads it
         if kind not in KINDS:
             guess = catalogue.suggest(str(kind), KINDS)
             hint = f" (did you mean {guess!r}?)" if guess else ""
             self.warn(f"{where}: unknown hook type {kind!r}{hint}; skipped (types: "
                       f"{', '.join(KINDS)})")  # fmt: skip
-            return
+            return None
         accepted = ("type", *ENTRY_KEYS) if kind == "command" else kinds.keys(kind)
         for key in raw:
             if key not in accepted:
@@ -171,12 +161,13 @@ class Reader:
                 typed = f" for a hook of type {kind!r}" if kind != "command" else ""
                 self.warn(f"{where}: unknown key {key!r}{typed}{hint}; ignored")
         if kind != "command":
-            self.typed(kind, info, name, index, raw, where, origin, default_protocol, plugin_root)
-            return
+            return self.typed(
+                kind, info, name, index, raw, where, origin, default_protocol, plugin_root
+            )
         command = raw.get("command")
         if not isinstance(command, str) or not command.strip():
             self.warn(f"{where}: missing a non-empty 'command'; skipped")
-            return
+            return None
         command = command.strip()
         protocol = default_protocol
         if "protocol" in raw:
@@ -193,7 +184,7 @@ class Reader:
                 self.warn(
                     f"{where}: command {command!r} cannot be split into words ({exc}); skipped"
                 )
-                return
+                return None
         hook = ShellHook(
             event=info.name,
             configured_event=name,
@@ -217,19 +208,20 @@ class Reader:
         hook.occurrence, wrong = dialects.occurrence(protocol, name, info)
         if wrong:
             self.warn(f"{where}: {wrong}; skipped")
-            return
+            return None
         hook.occurrence = hook.occurrence or info.claude_named(name)
         if raw.get("sequential"):
             hook.options["sequential"] = True
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
+        return hook
 
     def typed(self, kind: str, info: EventInfo, name: str, index: int, raw: Mapping[str, Any], where: str,
-              origin: str, protocol: str, plugin_root: str | None) -> None:  # fmt: skip
+              origin: str, protocol: str, plugin_root: str | None) -> ShellHook | None:  # fmt: skip
         """An ``http`` or ``prompt`` entry (:mod:`.remote`, :mod:`.judge`)."""
         read = kinds.read(kind, raw, where, self.warn, self.settings, info)
         if read is None:
-            return
+            return None
         label, options = read
         if "protocol" in raw:
             chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
@@ -252,6 +244,7 @@ class Reader:
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
+        return hook
 
     def matcher(self, hook: ShellHook, info: EventInfo, raw: Any, where: str) -> None:
         if raw is None:

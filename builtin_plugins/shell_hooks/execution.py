@@ -10,21 +10,24 @@ what each hook did while the event goes through the runtime's own dispatcher.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import os
 import re
-import shlex
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks import consent, process, resolve, wire
+from hermes_hooks import process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
 from . import dialects, kinds
 from .approvals import Approvals
+from .background import Background
+from .checks import command_problem
+from .context_cap import ContextCap
 from .environment import MINIMAL_ENV, bad_environment
 from .matching import ShellHook
 from .runs import RECORDER, Recorder, Run
@@ -63,6 +66,10 @@ class Runner:
         #: How each kind of hook runs (``ShellHook.kind``): a batch of (hook, prepared command)
         #: in, outcomes out. ``command`` starts a process per hook per firing.
         self.transports: dict[str, Transport] = {"command": _processes, **kinds.TRANSPORTS}
+        #: Claude Code's cap on one hook's context text (the rest saved under the home).
+        self.cap_context = ContextCap(home / "hook-output")
+        #: Runs ``async`` hooks (set by the source, which delivers what they have).
+        self.background: Background | None = None
 
     # -------------------------------------------------------------- recording
 
@@ -152,14 +159,22 @@ class Runner:
         hooks: Sequence[ShellHook],
         *,
         force: bool = False,
+        foreground: bool = False,
     ) -> list[Run]:
         """Run ``hooks`` (of one event) at once; reports in the given order.
 
         Unapproved or changed hooks are reported and not run, unless ``force`` (or a recording
-        with ``force``)."""
+        with ``force``). Background (``async``) hooks are started and left to run, unless
+        ``foreground`` or recording; they are not in the reports (recorded, their answer is
+        shown and decides nothing)."""
+        recorder = RECORDER.get()
+        if self.background is not None and not foreground and recorder is None:
+            for hook in hooks:
+                if hook.background:
+                    self.background.start(info, kwargs, hook)
+            hooks = [h for h in hooks if not h.background]
         if not hooks:
             return []
-        recorder = RECORDER.get()
         force = force or bool(recorder and recorder.force)
         cwd = resolve.current_dir()
         encoded: dict[str, bytes] = {}
@@ -186,6 +201,8 @@ class Runner:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
+                if run.hook.background:  # an async hook's answer decides nothing
+                    run.answer = dataclasses.replace(run.answer, value=None)
             elif run.hook.fail_closed:
                 run.answer = self._refused(info, run)
             if self.observe is not None:
@@ -314,6 +331,7 @@ class Runner:
             failure=failure,
             tool_name=kwargs.get("tool_name"),
             translate=dialects.translate(hook, info, kwargs),
+            cap=self.cap_context if hook.protocol == wire.CLAUDE else None,
         )
         if answer.failure:
             log.warning("shell hook %r on %s failed: %s%s", hook.name, info.name, answer.failure,
@@ -342,48 +360,9 @@ class Runner:
     def problem(self, hook: ShellHook) -> str | None:
         """Why the hook's command cannot run as configured, or ``None`` (``hermes hooks
         doctor``)."""
-        check = kinds.PROBLEMS.get(hook.kind)
+        check = kinds.PROBLEMS.get(hook.kind) or getattr(
+            self.transports.get(hook.kind), "problem", None
+        )
         if check is not None:
             return check(hook)
-        env = self.static_env(hook)
-        cwd = hook.cwd(env)
-        if cwd is not None and not os.path.isdir(cwd):
-            return f"working_dir {cwd} does not exist"
-        if hook.protocol != wire.HERMES:
-            try:
-                words = shlex.split(hook.command)
-            except ValueError as exc:
-                return f"the command cannot be parsed: {exc}"
-            if not words:
-                return "empty command"
-            first = consent.expand(words[0], env)
-            if "/" in first:
-                return _file_problem(first, cwd, os.X_OK, "is not executable (chmod +x it)")
-            return None
-        try:
-            argv = hook.argv(env)
-        except ValueError as exc:
-            return f"the command cannot be split: {exc}"
-        exe = resolve.which(argv[0], env, cwd)
-        if exe is None:
-            return f"{argv[0]} not found" + ("" if "/" in argv[0] else " on PATH")
-        if not os.access(exe, os.X_OK) or os.path.isdir(exe):
-            return f"{exe} is not executable (chmod +x it, or run it through its interpreter)"
-        for token in argv[1:]:
-            if token.lower().endswith(consent.SCRIPT_EXTENSIONS) and "/" in token:
-                problem = _file_problem(token, cwd, os.R_OK, "is not readable", prefix="script ")
-                if problem:
-                    return problem
-        return None
-
-
-def _file_problem(
-    token: str, cwd: str | None, mode: int, denied: str, *, prefix: str = ""
-) -> str | None:
-    """Why the file ``token`` names (relative to ``cwd``) is missing or lacks ``mode``."""
-    path = token if os.path.isabs(token) else os.path.join(cwd or resolve.current_dir(), token)
-    if not os.path.isfile(path):
-        return f"{prefix}{token} does not exist"
-    if not os.access(path, mode):
-        return f"{prefix}{token} {denied}"
-    return None
+        return command_problem(hook, self.static_env(hook))

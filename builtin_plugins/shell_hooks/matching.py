@@ -22,6 +22,8 @@ from typing import Any
 from hermes_hooks import consent, dialects, pinning, resolve, wire
 from hermes_hooks.contract import AgentEvent, ClaudeEvent
 
+from .rules import Rule
+
 DEFAULT_TIMEOUT = 60
 MAX_TIMEOUT = 300
 
@@ -66,11 +68,27 @@ class ShellHook:
     kind: str = "command"
     #: The entry's settings for its kind (an http hook's url and headers, ...).
     options: dict[str, Any] = field(default_factory=dict)
+    #: Claude Code's ``if``: a permission rule the tool call must match for the hook to run.
+    condition: Rule | None = None
+    #: Claude Code's exec form (``args``): ``command`` is the program, run without a shell.
+    exec_args: tuple[str, ...] | None = None
+    #: Claude Code's ``async``: runs in the background; its answer decides nothing.
+    background: bool = False
+    #: Claude Code's ``asyncRewake``: a background hook whose exit 2 wakes the model with its
+    #: stderr (:mod:`.background`).
+    rewake: bool = False
 
     @property
     def key(self) -> tuple[str, str, str | None, str]:
         """What makes two entries the same hook: identical ones run once."""
-        return (self.event, self.configured_event, self.matcher, self.command)
+        ident = self.command
+        if self.exec_args is not None:
+            ident += "\0args=" + json.dumps(list(self.exec_args))
+        if self.condition is not None:
+            ident += "\0if=" + self.condition.text
+        if self.kind != "command":
+            ident += f"\0{self.kind}=" + json.dumps(self.options, sort_keys=True, default=str)
+        return (self.event, self.configured_event, self.matcher, ident)
 
     @property
     def approval_key(self) -> tuple[str, str | None, str]:
@@ -98,6 +116,8 @@ class ShellHook:
         """Whether this hook fires for these event arguments."""
         if self.occurrence is not None and not self.occurrence.applies(kwargs):
             return False
+        if self.condition is not None and not self._condition_holds(kwargs):
+            return False
         if self.matcher is None:
             return True
         if isinstance(self.occurrence, AgentEvent):
@@ -119,6 +139,14 @@ class ShellHook:
             return self.pattern.fullmatch(value) is not None
         return value == self.matcher
 
+    def _condition_holds(self, kwargs: Mapping[str, Any]) -> bool:
+        assert self.condition is not None
+        cwd = resolve.current_dir()
+        project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+        return self.condition.matches(
+            kwargs.get("tool_name"), kwargs.get("args"), cwd=cwd, project=project
+        )
+
     def _claude_match(self, value: str) -> bool:
         assert self.matcher is not None
         if re.fullmatch(r"[\w|]+", self.matcher):
@@ -127,7 +155,11 @@ class ShellHook:
 
     def argv(self, env: Mapping[str, str]) -> list[str]:
         """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c``; Hermes
-        hooks split with ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell."""
+        hooks split with ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell;
+        Claude Code's exec form (``args``) is the program and its arguments as written, each
+        expanded the same way, without a shell."""
+        if self.exec_args is not None:
+            return [consent.expand(token, env) for token in (self.command, *self.exec_args)]
         if self.protocol != wire.HERMES:
             return ["/bin/sh", "-c", self.command]
         return [consent.expand(token, env) for token in self.tokens]
@@ -150,7 +182,10 @@ class ShellHook:
         (:mod:`hermes_hooks.pinning`)."""
         cwd = self.cwd(env) or resolve.current_dir()
         extra = pinning.files_in([consent.expand(p, env) for p in self.pin], cwd)
-        if self.protocol != wire.HERMES:
+        if self.kind == "mcp_tool":
+            # Nothing on disk runs: the approval covers the entry (server, tool, input).
+            return pinning.Pins(None, tuple(extra))
+        if self.protocol != wire.HERMES and self.exec_args is None:
             return pinning.of_shell(self.command, cwd, env, extra)
         try:
             argv = self.argv(env)
@@ -175,6 +210,10 @@ class ShellHook:
         }
         if self.env_passthrough:
             bound["env_passthrough"] = sorted(self.env_passthrough)
+        if self.exec_args is not None:
+            bound["args"] = list(self.exec_args)
+        if self.kind == "mcp_tool":
+            bound["mcp_tool"] = self.options
         text = json.dumps(bound, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
@@ -195,4 +234,8 @@ class ShellHook:
             "origin": self.origin,
             "configured_event": self.configured_event,
             "type": self.kind,
+            "if": self.condition.text if self.condition is not None else None,
+            "args": list(self.exec_args) if self.exec_args is not None else None,
+            "async": self.background,
+            "async_rewake": self.rewake,
         }

@@ -25,9 +25,11 @@ from hermes_hooks.trace import summarise
 
 from . import sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
+from .background import Background, Mailbox, Wakeup
 from .environment import parse_env_file
 from .execution import Runner
 from .matching import ShellHook
+from .mcp import McpTransport
 from .runs import Recorder, Run, combine
 
 if TYPE_CHECKING:
@@ -76,6 +78,9 @@ class ShellHooks(SourceBase):
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
+        self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
+        self.mailbox = Mailbox(lambda: hooks.host, self.approvals.warn_once)
+        self.runner.background = Background(self._in_background, self.mailbox.deliver)
         plugins = config.get("plugins")
         named = plugins.get("required") if isinstance(plugins, Mapping) else None
         if isinstance(named, list):
@@ -190,6 +195,18 @@ class ShellHooks(SourceBase):
             rows.append(row)
         return rows
 
+    def _in_background(self, info: EventInfo, kwargs: Mapping[str, Any], hook: ShellHook) -> Any:
+        return next(iter(self.runner.execute(info, kwargs, [hook], foreground=True)), None)
+
+    def take_wakeups(self, session_id: str | None = None) -> list[Wakeup]:
+        """What background hooks had for the model that no ``inject_message`` took."""
+        return self.mailbox.take(session_id)
+
+    def close(self) -> None:
+        """Wait (a while) for background hooks; their processes die with their time limits."""
+        if self.runner.background is not None:
+            self.runner.background.wait(max((h.timeout for h in self.all_hooks), default=0))
+
     def session_env(self, session_id: str) -> dict[str, str]:
         """The variables ``SessionStart`` hooks exported to their ``CLAUDE_ENV_FILE``."""
         path = self.runner.env_file(session_id)
@@ -275,16 +292,18 @@ class ShellHooks(SourceBase):
         hooks: Sequence[ShellHook] | None = None,
         *,
         force: bool = False,
+        foreground: bool = False,
     ) -> list[Run]:
         """Run the matching hooks (or ``hooks``) of one event at once, without combining their
         answers; reports in run order. Unapproved or changed hooks are not run, unless
-        ``force``."""
+        ``force``; background hooks run in the background unless ``foreground``."""
         chosen = self.matching(info.name, kwargs) if hooks is None else hooks
         if sequence.wanted(chosen):
             return sequence.execute(
-                lambda i, kw, hs: self.runner.execute(i, kw, hs, force=force), info, kwargs, chosen
-            )
-        return self.runner.execute(info, kwargs, chosen, force=force)
+                lambda i, kw, hs: self.runner.execute(i, kw, hs, force=force, foreground=foreground),
+                info, kwargs, chosen,
+            )  # fmt: skip
+        return self.runner.execute(info, kwargs, chosen, force=force, foreground=foreground)
 
     def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
         """Run the event's shell hooks and combine their answers with the event's rule.

@@ -22,7 +22,7 @@ from __future__ import annotations
 from .base import AnswerType, Context, Observe, Raw, Transform
 from .command import CommandAnswers
 from .first import CompressAnswers, DispatchAnswers, PermissionAnswers, VerifyAnswers
-from .prompt import PromptAnswers
+from .prompt import PromptAnswers, VetoAnswers
 from .tool import ToolAnswers
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "Transform",
     "ToolAnswers",
     "PromptAnswers",
+    "VetoAnswers",
     "CommandAnswers",
     "PermissionAnswers",
     "VerifyAnswers",

@@ -64,6 +64,10 @@ def stop_or_block(
     return action, message
 
 
+#: What the model is told when a PermissionDenied hook answers ``retry: true``.
+RETRY = "The denied tool call may be retried."
+
+
 def context_of(raw: Any) -> str | None:
     """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
     ``additionalContext`` or a ``decision: block`` reason (PostToolUse feedback)."""
@@ -76,6 +80,8 @@ def context_of(raw: Any) -> str | None:
     texts = [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
     if says_block(m):
         texts.append(text(m.get("reason")))
+    if spec.get("retry") is True:  # Claude Code PermissionDenied: the model may try again
+        texts.append(RETRY)
     return join_texts(dict.fromkeys(t for t in texts if t))
 
 

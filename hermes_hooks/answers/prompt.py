@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..results import PromptDecision, join_texts
@@ -31,7 +32,7 @@ class PromptAnswers(AnswerType):
         "the hook is skipped (fail open); with ``fail_closed``, the prompt is blocked with a "
         "message naming the failed hook."
     )
-    pipes = "user_message"
+    pipes: str | None = "user_message"
     vocabulary = Vocabulary(
         values={
             "action": ("block",),
@@ -106,3 +107,28 @@ class PromptAnswers(AnswerType):
 
     def blocked(self, message: str, source: str | None) -> Any:
         return PromptDecision(action="block", message=message or "blocked", source=source)
+
+
+class VetoAnswers(PromptAnswers):
+    """A veto and context, nothing rewritten (``pre_model_switch``): ``{"action": "block",
+    "message"}``, Claude Code's ``{"decision": "block", "reason"}`` / ``{"continue": false}`` /
+    exit 2, and context (a string, ``context``, ``additionalContext``), as a
+    :class:`~hermes_hooks.PromptDecision` whose ``text`` is always ``None``. Combining: a block
+    wins (the first block's message and source); contexts are joined."""
+
+    summary = "PromptDecision (a block vetoes; contexts join; nothing is rewritten)"
+    failure = (
+        "the hook is skipped (fail open); with ``fail_closed``, the action is vetoed with a "
+        "message naming the failed hook."
+    )
+    pipes = None
+
+    def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
+        answer = super().normalise(raw, source, default_block)
+        if answer is None or answer.text is None:
+            return answer
+        answer = replace(answer, text=None)
+        return answer if answer.action or answer.context else None
+
+    def piped(self, answer: Any) -> Any:
+        return None

@@ -107,7 +107,7 @@ def _shell(hooks: Hooks, source: ShellHooks) -> list[Check]:
             lines.append((False, f"{verdict.status}: {verdict.detail}; "
                           f"`hermes hooks approve {shlex.quote(hook.command)}`"))  # fmt: skip
         if verdict.status == "active" and why is None:
-            run = source.execute(info, payload_for(info)[0], [hook], force=True)[0]
+            run = source.execute(info, payload_for(info)[0], [hook], force=True, foreground=True)[0]
             answer = run.answer
             ms = f"{run.ms:.0f} ms"
             if answer is not None and answer.failure:

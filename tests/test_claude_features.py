@@ -1,0 +1,394 @@
+"""Claude Code handler features through ``hermes_hooks.load()`` with real settings.json files and
+real hook scripts: ``if``, the ``args`` exec form, ``async`` / ``asyncRewake``, ``onFailure``,
+``type: mcp_tool``, the 10,000-character context cap and ``{``-prefixed invalid JSON."""
+
+from __future__ import annotations
+
+import json
+import logging
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import hermes_hooks
+from builtin_plugins.shell_hooks.rules import Rule, bash_matches, path_matches
+from tests.shell_helpers import shell_plugin, write_settings
+
+
+def _script(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def _load(home: Path, hooks: dict[str, Any], **kw: Any) -> Any:
+    write_settings(home / "settings.json", hooks)
+    return hermes_hooks.load(home, accept_hooks=True, entry_points=False, **kw)
+
+
+def _group(handler: dict[str, Any], matcher: str = "Bash") -> list[dict[str, Any]]:
+    return [{"matcher": matcher, "hooks": [handler]}]
+
+
+# ---------------------------------------------------------------------- if
+
+
+def test_if_runs_the_hook_only_for_matching_tool_calls(home: Path, tmp_path: Path) -> None:
+    log_file = tmp_path / "ran.log"
+    guard = _script(
+        tmp_path / "guard.sh",
+        f"cat >> {log_file}\necho 'no git here' >&2\nexit 2\n",
+    )
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard,
+                                                "if": "Bash(git *)"})})  # fmt: skip
+    ls = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls -la"})
+    assert ls.action is None and not log_file.exists()  # the process never started
+    git = hooks.pre_tool_call(tool_name="terminal", args={"command": "git push --force"})
+    assert git.action == "block" and git.message == "no git here"
+    compound = hooks.pre_tool_call(tool_name="terminal", args={"command": "cd x && git status"})
+    assert compound.action == "block"
+    bare = hooks.pre_tool_call(tool_name="terminal", args={"command": "gitk"})
+    assert bare.action is None
+    assert len(log_file.read_text().splitlines()) == 2
+
+
+def test_if_on_file_tools_uses_path_globs(home: Path, tmp_path: Path) -> None:
+    hook = _script(tmp_path / "ts.sh", "echo 'ts only' >&2\nexit 2\n")
+    hooks = _load(home, {"PreToolUse": _group(
+        {"type": "command", "command": hook, "if": "Edit(*.ts)"}, matcher="Edit|Write")})  # fmt: skip
+    assert hooks.pre_tool_call(tool_name="patch", args={"path": "src/a.ts"}).action == "block"
+    assert hooks.pre_tool_call(tool_name="patch", args={"path": "src/a.py"}).action is None
+    # the rule names Edit: a Write call does not match it
+    assert hooks.pre_tool_call(tool_name="write_file", args={"path": "b.ts"}).action is None
+
+
+def test_if_on_a_non_tool_event_never_runs_and_is_reported(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    hook = _script(tmp_path / "ctx.sh", "echo context\n")
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"UserPromptSubmit": [
+            {"hooks": [{"type": "command", "command": hook, "if": "Bash(git *)"}]}]})  # fmt: skip
+    assert "never runs" in caplog.text and "settings.json" in caplog.text
+    assert hooks.user_prompt_submit(user_message="hi").context is None
+
+
+@pytest.mark.parametrize(
+    ("rule", "tool", "args", "expected"),
+    [
+        ("Bash", "terminal", {"command": "anything"}, True),
+        ("Bash(npm run test:*)", "terminal", {"command": "npm run test -- -x"}, True),
+        ("Bash(npm run test:*)", "terminal", {"command": "npm run build"}, False),
+        ("Bash(ls *)", "terminal", {"command": "lsof"}, False),
+        ("Bash(ls*)", "terminal", {"command": "lsof"}, True),
+        ("Read(//etc/**)", "read_file", {"path": "/etc/passwd"}, True),
+        ("Read(//etc/**)", "read_file", {"path": "/home/x"}, False),
+        ("WebFetch(domain:example.com)", "web_extract", {"url": "https://a.example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "web_extract", {"url": "https://example.org/"}, False),
+        ("mcp__github", "mcp__github__create_issue", {}, True),
+        ("mcp__github__*", "mcp__gitlab__x", {}, False),
+    ],
+)
+def test_permission_rules(rule: str, tool: str, args: dict[str, Any], expected: bool) -> None:
+    assert Rule.parse(rule).matches(tool, args, cwd="/w", project="/w") is expected
+
+
+def test_rule_helpers_read_what_they_cannot_parse_as_a_match() -> None:
+    assert bash_matches("git *", "echo 'unterminated")  # unreadable: the hook runs
+    assert path_matches("/src/**", "/w/src/a/b.py", "/w", "/w")
+    assert not path_matches("/src/**", "/w/lib/a.py", "/w", "/w")
+
+
+# ---------------------------------------------------------------------- args (exec form)
+
+
+def test_args_runs_the_program_without_a_shell(home: Path, tmp_path: Path) -> None:
+    out = tmp_path / "argv.json"
+    prog = tmp_path / "show argv.py"
+    prog.write_text(
+        "#!/usr/bin/env python3\nimport json, sys\n"
+        f"json.dump(sys.argv[1:], open({str(out)!r}, 'w'))\n"
+        "print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse',"
+        " 'permissionDecision': 'deny', 'permissionDecisionReason': 'exec form'}}))\n"
+    )
+    prog.chmod(0o755)
+    hooks = _load(home, {"PreToolUse": _group(
+        {"type": "command", "command": str(prog), "args": ["$(echo no)", "a b", "*"]})})  # fmt: skip
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block" and decision.message == "exec form"
+    assert json.loads(out.read_text()) == ["$(echo no)", "a b", "*"]  # no shell touched them
+    row = next(r for r in hooks.rows() if r.get("source") == "shell")
+    assert row["args"] == ["$(echo no)", "a b", "*"] and row["status"] == "active"
+    assert str(prog) in row["scripts"]  # the program is what the approval pins
+
+
+def test_args_must_be_a_list_of_strings(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"PreToolUse": _group(
+            {"type": "command", "command": "/bin/echo", "args": "one two"})})  # fmt: skip
+    assert "'args' must be a list of strings" in caplog.text
+    assert not hooks.has_hook("pre_tool_call")
+
+
+# ---------------------------------------------------------------------- onFailure
+
+
+@pytest.mark.parametrize("output", ["exit 1", "echo '{not json'", "sleep 5"])
+def test_on_failure_block_blocks_when_the_hook_fails(
+    home: Path, tmp_path: Path, output: str
+) -> None:
+    hook = _script(tmp_path / "broken.sh", f"cat >/dev/null\n{output}\n")
+    handler = {"type": "command", "command": hook, "onFailure": "block", "timeout": 1}
+    hooks = _load(home, {"PreToolUse": _group(handler)})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block" and "broken.sh" in (decision.message or "")
+
+
+def test_on_failure_continue_is_the_default(home: Path, tmp_path: Path) -> None:
+    hook = _script(tmp_path / "broken.sh", "exit 1\n")
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": hook,
+                                                "onFailure": "continue"})})  # fmt: skip
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
+
+
+# ---------------------------------------------------------------------- { invalid JSON
+
+
+def test_brace_prefixed_invalid_json_is_an_error_not_context(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    hook = _script(tmp_path / "half.sh", "echo '{\"hookSpecificOutput\": {'\n")
+    hooks = _load(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]})
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        decision = hooks.user_prompt_submit(user_message="hi", session_id="s")
+    assert decision.context is None  # not read as plain text
+    assert "not a JSON object" in caplog.text
+    assert hooks.failures[(hook, "user_prompt_submit")] == 1
+
+
+def test_plain_text_still_becomes_context(home: Path, tmp_path: Path) -> None:
+    hook = _script(tmp_path / "plain.sh", "echo 'branch: main'\n")
+    hooks = _load(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]})
+    assert hooks.user_prompt_submit(user_message="hi").context == "branch: main"
+
+
+# ---------------------------------------------------------------------- context cap
+
+
+def test_context_over_10000_characters_is_saved_to_a_file(home: Path, tmp_path: Path) -> None:
+    big = "x" * 12_000 + "END"
+    hook = _script(
+        tmp_path / "big.sh",
+        "python3 -c \"import json; print(json.dumps({'hookSpecificOutput': {'hookEventName': "
+        "'UserPromptSubmit', 'additionalContext': 'x' * 12000 + 'END'}}))\"\n",
+    )
+    plain = _script(tmp_path / "plain.sh", "python3 -c \"print('y' * 10001)\"\n")
+    hooks = _load(home, {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": hook}, {"type": "command", "command": plain}]}]})  # fmt: skip
+    context = hooks.user_prompt_submit(user_message="hi").context
+    parts = context.split("\n\n[hook output cut")
+    assert len(parts) == 3  # both texts were cut
+    saved = sorted((home / "hook-output").glob("context-*.txt"))
+    assert len(saved) == 2
+    assert {p.read_text() for p in saved} == {big, "y" * 10001}
+    for path in saved:
+        assert str(path) in context
+    assert all(len(chunk) < 10_000 for chunk in context.split("[hook output cut"))
+
+
+def test_context_at_the_limit_is_kept_whole(home: Path, tmp_path: Path) -> None:
+    hook = _script(tmp_path / "exact.sh", "python3 -c \"print('z' * 10000)\"\n")
+    hooks = _load(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]})
+    assert hooks.user_prompt_submit(user_message="hi").context == "z" * 10000
+    assert not (home / "hook-output").exists()
+
+
+# ---------------------------------------------------------------------- async / asyncRewake
+
+
+class _Host:
+    def __init__(self) -> None:
+        self.injected: list[tuple[str, str]] = []
+
+    def inject_message(self, content: str, role: str = "user") -> bool:
+        self.injected.append((content, role))
+        return True
+
+
+def test_async_rewake_exit_2_wakes_the_model_through_inject_message(
+    home: Path, tmp_path: Path
+) -> None:
+    gate = tmp_path / "gate"
+    hook = _script(
+        tmp_path / "tests.sh",
+        f"cat >/dev/null\nwhile [ ! -e {gate} ]; do sleep 0.05; done\n"
+        "echo 'tests failed: 3 errors in test_x.py' >&2\nexit 2\n",
+    )
+    hooks = _load(home, {"PostToolUse": _group(
+        {"type": "command", "command": hook, "asyncRewake": True, "timeout": 30},
+        matcher="Edit|Write")})  # fmt: skip
+    host = _Host()
+    hooks.set_host(host)
+    # the firing does not wait for the hook (it waits on the gate): no feedback now
+    feedback = hooks.post_tool_call(tool_name="write_file", args={"path": "a"}, result="ok",
+                                    status="ok", session_id="s1")  # fmt: skip
+    assert feedback is None and host.injected == []
+    gate.touch()
+    hooks.close()  # waits for background hooks
+    assert len(host.injected) == 1
+    message, role = host.injected[0]
+    assert role == "user" and "tests failed: 3 errors in test_x.py" in message
+    assert hooks.take_wakeups() == []
+
+
+def test_async_hook_without_a_host_keeps_its_message_for_the_host(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rewake = _script(tmp_path / "rewake.sh", "cat >/dev/null\necho 'look again' >&2\nexit 2\n")
+    context = _script(
+        tmp_path / "ctx.sh",
+        'cat >/dev/null\necho \'{"hookSpecificOutput": {"hookEventName": "PostToolUse", '
+        '"additionalContext": "lint: 2 warnings"}}\'\n',
+    )
+    quiet = _script(tmp_path / "quiet.sh", "cat >/dev/null\nexit 2\n")  # async only: no wake
+    hooks = _load(home, {"PostToolUse": _group({"type": "command", "command": rewake,
+        "asyncRewake": True}) + _group({"type": "command", "command": context, "async": True})
+        + _group({"type": "command", "command": quiet, "async": True})})  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        assert hooks.post_tool_call(tool_name="terminal", result="ok", status="ok",
+                                    session_id="s2") is None  # fmt: skip
+        hooks.close()
+    assert "no inject_message" in caplog.text
+    assert hooks.take_wakeups("other") == []
+    wakes = {w.kind: w for w in hooks.take_wakeups("s2")}
+    assert set(wakes) == {"rewake", "context"}
+    assert "look again" in wakes["rewake"].message
+    assert wakes["context"].text == "lint: 2 warnings"
+    assert hooks.take_wakeups("s2") == []
+
+
+def test_async_flags_are_listed(home: Path, tmp_path: Path) -> None:
+    hook = _script(tmp_path / "bg.sh", "exit 0\n")
+    hooks = _load(home, {"Stop": [{"hooks": [{"type": "command", "command": hook,
+                                              "async": True}]}]})  # fmt: skip
+    row = next(r for r in hooks.rows() if r.get("source") == "shell")
+    assert row["async"] is True and row["async_rewake"] is False
+
+
+# ---------------------------------------------------------------------- mcp_tool
+
+
+class _McpHost:
+    def __init__(self, answer: Any) -> None:
+        self.answer = answer
+        self.calls: list[tuple[str, str, dict[str, Any]]] = []
+
+    def call_mcp_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        self.calls.append((server, tool, arguments))
+        return self.answer
+
+
+_MCP = {"type": "mcp_tool", "server": "policy", "tool": "check_command",
+        "input": {"command": "${tool_input.command}", "note": "tool ${tool_name}"}}  # fmt: skip
+
+
+def test_mcp_tool_hook_calls_the_host_and_reads_the_answer(home: Path) -> None:
+    deny = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": "policy says no"}}  # fmt: skip
+    host = _McpHost({"content": [{"type": "text", "text": json.dumps(deny)}]})
+    hooks = _load(home, {"PreToolUse": _group(_MCP)}, host=host)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"})
+    assert decision.action == "block" and decision.message == "policy says no"
+    assert host.calls == [("policy", "check_command", {"command": "rm -rf /", "note": "tool Bash"})]
+    row = next(r for r in hooks.rows() if r.get("source") == "shell")
+    assert row["type"] == "mcp_tool" and row["status"] == "active"
+
+
+def test_mcp_tool_error_result_is_a_failed_run(home: Path) -> None:
+    host = _McpHost({"isError": True, "content": [{"type": "text", "text": "server down"}]})
+    hooks = _load(home, {"PreToolUse": _group(_MCP)}, host=host)
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
+    assert hooks.failures[("mcp_tool policy/check_command", "pre_tool_call")] == 1
+
+
+def test_mcp_tool_without_a_host_is_listed_as_failed_and_blocks_as_a_guard(
+    home: Path, tmp_path: Path
+) -> None:
+    ctx = dict(_MCP, input={})
+    hooks = _load(home, {
+        "PreToolUse": _group(_MCP),
+        "UserPromptSubmit": [{"hooks": [ctx]}],
+    })  # fmt: skip
+    rows = [r for r in hooks.rows() if r.get("source") == "shell"]
+    assert {r["status"] for r in rows} == {"failed"}
+    assert all("no MCP client" in r["error"] for r in rows)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block" and "no MCP client" in (decision.message or "")
+    assert hooks.user_prompt_submit(user_message="hi").action == "block"
+
+
+def test_mcp_tool_needs_server_and_tool(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"PreToolUse": _group({"type": "mcp_tool", "tool": "x"})})
+    assert "needs 'server'" in caplog.text
+    assert shell_plugin(hooks) is None
+
+
+def test_unknown_handler_type_is_reported(home: Path, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        _load(home, {"PreToolUse": _group({"type": "agent", "prompt": "x"})})
+    assert "hook type 'agent' is not supported" in caplog.text
+
+
+def test_cli_test_and_doctor_run_background_hooks_in_the_foreground(
+    home: Path, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hoist_global_options, hooks_group
+
+    hook = _script(tmp_path / "bg.sh", "cat >/dev/null\necho 'rewake me' >&2\nexit 2\n")
+    write_settings(home / "settings.json", {"PreToolUse": _group(
+        {"type": "command", "command": hook, "asyncRewake": True})})  # fmt: skip
+    run = CliRunner().invoke(hooks_group, hoist_global_options(
+        ["--home", str(home), "--accept-hooks", "test", "PreToolUse", "--json"]))  # fmt: skip
+    data = json.loads(run.output)
+    assert data["hooks"][0]["exit_code"] == 2 and data["hooks"][0]["answer"] is None
+    assert data["result"].get("action") is None  # its answer decides nothing
+    run = CliRunner().invoke(hooks_group, hoist_global_options(
+        ["--home", str(home), "--accept-hooks", "doctor"]))  # fmt: skip
+    assert "Traceback" not in run.output and "bg.sh" in run.output
+
+
+def test_a_required_guard_is_never_sent_to_the_background(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    hook = _script(tmp_path / "guard.sh", "cat >/dev/null\necho no >&2\nexit 2\n")
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = _load(home, {"PreToolUse": _group(
+            {"type": "command", "command": hook, "async": True, "required": True})})  # fmt: skip
+    assert "runs in the foreground" in caplog.text
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "block"
+
+
+def test_mcp_tool_call_past_its_timeout_is_a_timed_out_run(home: Path) -> None:
+    import threading
+
+    release = threading.Event()
+
+    class Slow(_McpHost):
+        def call_mcp_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+            release.wait(30)
+            return "{}"
+
+    handler = dict(_MCP, timeout=0.2, onFailure="block")
+    hooks = _load(home, {"PreToolUse": _group(handler)}, host=Slow(None))
+    try:
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    finally:
+        release.set()
+    assert decision.action == "block" and "timed out" in (decision.message or "")
