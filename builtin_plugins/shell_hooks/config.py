@@ -40,6 +40,8 @@ ENTRY_KEYS = (
     "canary",
     "pin",
     "env_passthrough",
+    "persistent",
+    "warm",
 )
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
 _PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
@@ -180,6 +182,11 @@ class Reader:
             env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
         )
         hook.occurrence = info.claude_named(name)
+        if self.flag(raw, "persistent", where):
+            hook.kind = "worker"  # a warm worker: one kept process (shell_hooks/workers.py)
+            hook.options["warm"] = self.flag(raw, "warm", where)
+        elif self.flag(raw, "warm", where):
+            self.warn(f"{where}: warm: true applies only with persistent: true; ignored")
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
 
@@ -248,6 +255,13 @@ class Reader:
         if value > MAX_TIMEOUT:
             self.warn(f"{where}: timeout {value} is over the maximum; clamped to {MAX_TIMEOUT}")
             return MAX_TIMEOUT
+        return value
+
+    def flag(self, raw: Mapping[str, Any], key: str, where: str) -> bool:
+        value = raw.get(key, False)
+        if not isinstance(value, bool):
+            self.warn(f"{where}: {key} {value!r} is not true or false; using false")
+            return False
         return value
 
     def integer(self, value: Any, where: str, default: int) -> int:

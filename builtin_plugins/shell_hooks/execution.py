@@ -269,9 +269,8 @@ class Runner:
             run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
             return None
         run.ran = False
-        return process.Command(
-            run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
-        )
+        return process.Command(run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir,
+                               cap=self.cap, pinned=run.digest)  # fmt: skip
 
     def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
         """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,

@@ -180,4 +180,6 @@ class ShellHook:
             "origin": self.origin,
             "configured_event": self.configured_event,
             "type": self.kind,
+            "persistent": self.kind == "worker",
+            "warm": bool(self.options.get("warm")),
         }

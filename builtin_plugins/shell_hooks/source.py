@@ -28,6 +28,7 @@ from .environment import parse_env_file
 from .execution import Runner
 from .matching import ShellHook
 from .runs import Recorder, Run, combine
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -75,6 +76,9 @@ class ShellHooks(SourceBase):
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
+        #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
+        self.workers = WorkerPool()
+        self.runner.transports["worker"] = self.workers
         plugins = config.get("plugins")
         named = plugins.get("required") if isinstance(plugins, Mapping) else None
         if isinstance(named, list):
@@ -160,6 +164,13 @@ class ShellHooks(SourceBase):
     def startup(self) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
         self.approvals.startup(self.all_hooks)
+        for hook in self.all_hooks:
+            if hook.options.get("warm"):
+                self.workers.warm(hook, self.runner, self.approvals)
+
+    def close(self) -> None:
+        """Stop the warm workers (each gets a moment to exit, then its group is killed)."""
+        self.workers.close()
 
     # -------------------------------------------------------------- the source interface
 
@@ -186,6 +197,8 @@ class ShellHooks(SourceBase):
                 sha256=state.digest,
                 scripts=list(state.scripts),
             )
+            if hook.kind == "worker":
+                row["worker"] = self.workers.describe(hook)
             rows.append(row)
         return rows
 

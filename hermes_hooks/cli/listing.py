@@ -86,6 +86,8 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
             detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in registered.items()) or "no hooks"
         if r.get("matcher"):
             detail = f"[{r['matcher']}] {detail}"
+        if r.get("persistent"):
+            detail = f"{detail} (persistent worker{', warm' if r.get('warm') else ''})"
         table.append(
             [
                 r.get("event") or "-",
