@@ -7,6 +7,8 @@ The package, one idea a module:
 - :mod:`.matching`: one configured hook, and whether it fires for an occurrence of its event;
 - :mod:`.approvals`: consent (approved, unapproved, changed), the terminal question, pinning;
 - :mod:`.execution`: environment, running the processes, reading and combining the answers;
+- :mod:`.workers`, :mod:`.worker_process`: warm workers (``persistent: true``), one kept process
+  per hook;
 - :mod:`.source`: :class:`ShellHooks`, the hook source registered as ``builtin:shell_hooks``.
 """
 
