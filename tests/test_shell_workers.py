@@ -339,3 +339,34 @@ def test_the_bash_worker_of_the_docs(home: Path, tmp_path: Path) -> None:
         assert json.loads(json.dumps(shell_plugin(hooks).rows()[0]["worker"]))["starts"] == 1
     finally:
         hooks.close()
+
+
+def test_two_workers_of_one_event_both_answer(home: Path, tmp_path: Path, worker: Path) -> None:
+    other = tmp_path / "other.py"
+    other.write_text(worker.read_text())
+    other.chmod(0o755)
+    hooks = load(home, {"pre_tool_call": [_entry(worker, tmp_path), _entry(other, tmp_path)]})
+    try:
+        assert _fire(hooks, "block both").action == "block"
+        assert _fire(hooks, "ls").action is None
+        assert len(set(_starts(tmp_path))) == 2
+        source = shell_plugin(hooks)
+        counts = [
+            source.execute(hooks.manager.event("pre_tool_call"), {"tool_name": "terminal",
+                           "args": {"command": "count"}}, [hook])[0].answer.value.message
+            for hook in source.all_hooks
+        ]  # fmt: skip
+        assert counts == ["count=3", "count=3"]
+    finally:
+        hooks.close()
+
+
+def test_the_host_environment_snapshot_follows_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_hooks.builtin_plugins.shell_hooks.environment import host_env
+
+    monkeypatch.setenv("HERMES_WORKER_PROBE", "one")
+    assert host_env()["HERMES_WORKER_PROBE"] == "one"
+    monkeypatch.setenv("HERMES_WORKER_PROBE", "two")
+    assert host_env()["HERMES_WORKER_PROBE"] == "two"
+    monkeypatch.delenv("HERMES_WORKER_PROBE")
+    assert "HERMES_WORKER_PROBE" not in host_env()

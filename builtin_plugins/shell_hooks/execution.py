@@ -24,7 +24,7 @@ from hermes_hooks import consent, process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 
 from .approvals import Approvals
-from .environment import MINIMAL_ENV, bad_environment
+from .environment import MINIMAL_ENV, bad_environment, host_env
 from .matching import ShellHook
 from .runs import RECORDER, Recorder, Run
 
@@ -163,7 +163,7 @@ class Runner:
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
-        base = dict(os.environ)  # copied once per firing: os.environ is slow to iterate
+        base = host_env()  # read once per firing: os.environ is slow to iterate
         for hook in hooks:
             run = Run(hook, "active")
             runs.append(run)

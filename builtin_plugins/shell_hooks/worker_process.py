@@ -19,6 +19,7 @@ import selectors
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from hermes_hooks import process, spawn
 from hermes_hooks.worker import check_handshake, read_answer, request
@@ -41,6 +42,15 @@ class Lost(Exception):
     def __init__(self, reason: str, *, timed_out: bool = False, truncated: bool = False) -> None:
         super().__init__(reason)
         self.reason, self.timed_out, self.truncated = reason, timed_out, truncated
+
+
+@dataclass
+class Sent:
+    """A request sent (maybe in part: ``rest`` is still to write), waiting for its answer."""
+
+    started: float
+    deadline: float
+    rest: memoryview
 
 
 class Worker:
@@ -75,43 +85,64 @@ class Worker:
     def ask(self, event: str, payload: bytes, timeout: float) -> process.Outcome:
         """Send one event, wait for its answer until ``timeout``: the outcome a one-shot hook
         would have had."""
+        sent = self.send(event, payload, timeout)
+        return sent if isinstance(sent, process.Outcome) else self.receive(sent)
+
+    def send(self, event: str, payload: bytes, timeout: float) -> Sent | process.Outcome:
+        """Start (if need be) and send one event: what :meth:`receive` waits on (the worker
+        stays locked until then), or already the outcome (it is down, busy or lost)."""
         started = time.monotonic()
         deadline = started + timeout
         if not self.lock.acquire(timeout=timeout):
             return process.Outcome(error=f"its worker stayed busy with earlier events for "
                                    f"{timeout}s", elapsed=timeout)  # fmt: skip
-        pid = None
         try:
             if self.closed:
-                return process.Outcome(error="its worker was stopped (the hooks were closed)")
-            if self.proc is None:
-                wait = self.retry_at - started
-                if wait > 0:
-                    return process.Outcome(error=f"its worker is down ({self.last_error}); next start in {wait:.1f}s "
-                                           f"(back-off after {self.failures} failures in a row)")  # fmt: skip
-                self._start(deadline)
-            pid = self.pid
-            self.ident += 1
-            line = self._exchange(request(self.ident, event, payload), deadline)
+                out = process.Outcome(error="its worker was stopped (the hooks were closed)")
+            elif self.proc is None and self.retry_at > started:
+                out = process.Outcome(error=f"its worker is down ({self.last_error}); next start in "
+                                      f"{self.retry_at - started:.1f}s (back-off after "
+                                      f"{self.failures} failures in a row)")  # fmt: skip
+            else:
+                if self.proc is None:
+                    self._start(deadline)
+                self.ident += 1
+                view = self._write(memoryview(request(self.ident, event, payload)))
+                return Sent(started, deadline, view)  # the lock is released by receive()
+        except Exception as exc:
+            out = self._lost(exc, started)
+        self.lock.release()
+        return out
+
+    def receive(self, sent: Sent) -> process.Outcome:
+        """The answer to what :meth:`send` sent (then the worker is unlocked)."""
+        try:
+            line = self._exchange(sent.rest, sent.deadline)
             try:
                 code, out, err = read_answer(line, self.ident)
             except ValueError as exc:
                 raise Lost(f"broke the protocol: {exc}") from None
             self.failures = 0
-            return process.Outcome(code, out, err, elapsed=time.monotonic() - started, pid=pid)
-        except Exception as exc:  # Lost, or a fault of ours: the worker is not trusted further
-            if not isinstance(exc, Lost):
-                exc = Lost(f"was lost track of ({type(exc).__name__}: {exc})")
-            self._fail(exc)
-            return process.Outcome(
-                error=None if exc.timed_out or exc.truncated else f"its worker {exc.reason}",
-                timed_out=exc.timed_out,
-                truncated=exc.truncated,
-                elapsed=time.monotonic() - started,
-                pid=pid,
-            )
+            elapsed = time.monotonic() - sent.started
+            return process.Outcome(code, out, err, elapsed=elapsed, pid=self.pid)
+        except Exception as exc:
+            return self._lost(exc, sent.started)
         finally:
             self.lock.release()
+
+    def _lost(self, exc: Exception, started: float) -> process.Outcome:
+        """The outcome of an event the worker was lost on (killed; restarted later)."""
+        if not isinstance(exc, Lost):  # a fault of ours: the worker is not trusted further
+            exc = Lost(f"was lost track of ({type(exc).__name__}: {exc})")
+        pid = self.pid
+        self._fail(exc)
+        return process.Outcome(
+            error=None if exc.timed_out or exc.truncated else f"its worker {exc.reason}",
+            timed_out=exc.timed_out,
+            truncated=exc.truncated,
+            elapsed=time.monotonic() - started,
+            pid=pid,
+        )
 
     def warm(self, timeout: float) -> None:
         """Start the worker now (``warm: true``), unless it runs or is backing off."""
@@ -139,7 +170,7 @@ class Worker:
             sel.register(fd, selectors.EVENT_READ, what)
         os.set_blocking(proc.stdin, False)
         try:
-            line = self._exchange(b"", deadline)
+            line = self._exchange(memoryview(b""), deadline)
         except Lost as exc:
             if exc.timed_out:
                 exc.reason = "sent no handshake in time"
@@ -148,11 +179,11 @@ class Worker:
         if problem:
             raise Lost(f"sent a bad handshake: {problem}")
 
-    def _exchange(self, data: bytes, deadline: float) -> bytes:
-        """Write ``data``, then return the next line the worker writes (without its ``\\n``)."""
+    def _exchange(self, view: memoryview, deadline: float) -> bytes:
+        """Write the rest of a request, then return the next line the worker writes (without
+        its ``\\n``)."""
         proc, sel = self.proc, self.sel
         assert proc is not None and sel is not None
-        view = self._write(memoryview(data))
         if view:
             sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
         try:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from hermes_hooks import process
 
 from .matching import ShellHook
-from .worker_process import BACKOFF, Worker
+from .worker_process import BACKOFF, Sent, Worker
 
 if TYPE_CHECKING:
     from .approvals import Approvals
@@ -45,33 +45,30 @@ class WorkerPool:
         self.closed = False
 
     def __call__(self, batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
-        outcomes: list[process.Outcome] = [process.Outcome(error="not run")] * len(batch)
-
-        def one(i: int) -> None:
-            outcomes[i] = self.run(*batch[i])
-
-        threads = [
-            threading.Thread(target=one, args=(i,), daemon=True) for i in range(1, len(batch))
+        """Every hook's event sent to its worker first, then every answer read: the workers of
+        one firing work at the same time, without a thread each."""
+        sent: list[tuple[Worker | None, Sent | process.Outcome]] = []
+        for hook, command in batch:
+            try:
+                worker = self._worker_for(hook, command)
+            except RuntimeError as exc:
+                sent.append((None, process.Outcome(error=str(exc))))
+                continue
+            sent.append((worker, worker.send(hook.event, command.stdin, command.timeout)))
+        return [
+            state if isinstance(state, process.Outcome) or worker is None else worker.receive(state)
+            for worker, state in sent
         ]
-        for thread in threads:
-            thread.start()
-        if batch:
-            one(0)
-        for thread in threads:
-            thread.join()
-        return outcomes
 
     def run(self, hook: ShellHook, command: process.Command) -> process.Outcome:
         """One event to ``hook``'s worker (started, or replaced, as needed)."""
+        return self([(hook, command)])[0]
+
+    def _worker_for(self, hook: ShellHook, command: process.Command) -> Worker:
         env = dict(command.env if command.env is not None else os.environ)
         for name in PER_FIRING:
             env.pop(name, None)
-        try:
-            worker = self.worker(hook, list(command.argv), env, command.cwd, command.pinned,
-                                 command.cap)  # fmt: skip
-        except RuntimeError as exc:
-            return process.Outcome(error=str(exc))
-        return worker.ask(hook.event, command.stdin, command.timeout)
+        return self.worker(hook, list(command.argv), env, command.cwd, command.pinned, command.cap)
 
     def worker(self, hook: ShellHook, argv: list[str], env: dict[str, str], cwd: str | None,
                digest: str | None, cap: int = process.OUTPUT_CAP) -> Worker:  # fmt: skip
