@@ -370,3 +370,58 @@ def test_the_host_environment_snapshot_follows_changes(monkeypatch: pytest.Monke
     assert host_env()["HERMES_WORKER_PROBE"] == "two"
     monkeypatch.delenv("HERMES_WORKER_PROBE")
     assert "HERMES_WORKER_PROBE" not in host_env()
+
+
+@pytest.mark.parametrize("lang", ["bash", "python"])
+def test_new_hook_persistent_scaffolds_a_working_worker(tmp_path: Path, lang: str) -> None:
+    import yaml
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    home = tmp_path / "home"
+    args = ["--home", str(home), "new-hook", "guard", "--event", "pre_tool_call", "--lang", lang]
+    result = CliRunner().invoke(hooks_group, [*args, "--persistent"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "warm worker" in result.output
+    snippet = result.output.split("Enable it in", 1)[1].split("\n", 1)[1].split("\n\nIt runs", 1)[0]
+    config = yaml.safe_load(snippet)
+    assert config["hooks"]["pre_tool_call"][0]["persistent"] is True
+    (home / "config.yaml").write_text(snippet)
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    try:
+        decision = _fire(hooks, "rm -rf / --no-preserve-root")
+        assert decision.action == "block" and "refusing to run rm -rf /" in decision.message
+        assert _fire(hooks, "ls").action is None
+        assert shell_plugin(hooks).rows()[0]["worker"]["starts"] == 1
+    finally:
+        hooks.close()
+
+
+@pytest.mark.parametrize("lang", ["bash", "python"])
+@pytest.mark.parametrize("event", ["on_session_end", "pre_llm_call"])
+def test_new_hook_persistent_observe_and_context_workers(
+    tmp_path: Path, lang: str, event: str
+) -> None:
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    home = tmp_path / "home"
+    args = ["--home", str(home), "new-hook", "w", "--event", event, "--lang", lang, "--persistent"]
+    result = CliRunner().invoke(hooks_group, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    snippet = result.output.split("Enable it in", 1)[1].split("\n", 1)[1].split("\n\nIt runs", 1)[0]
+    (home / "config.yaml").write_text(snippet)
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    try:
+        kwargs = {"session_id": "s9", "completed": True, "user_message": "hi"}
+        with shell_plugin(hooks).recording() as report:
+            hooks.call(event, **kwargs)
+        (run,) = report.runs
+        assert run.answer is not None and run.answer.failure is None, run.report()
+        if event == "on_session_end":
+            logged = (home / "logs" / "w.jsonl").read_text().splitlines()
+            assert json.loads(logged[0])["session_id"] == "s9"
+    finally:
+        hooks.close()
