@@ -425,3 +425,29 @@ def test_new_hook_persistent_observe_and_context_workers(
             assert json.loads(logged[0])["session_id"] == "s9"
     finally:
         hooks.close()
+
+
+def test_doctor_and_test_commands_show_the_worker(home: Path, tmp_path: Path, worker: Path) -> None:
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    silent = tmp_path / "silent.sh"
+    silent.write_text("#!/bin/sh\nexec sleep 100\n")
+    silent.chmod(0o755)
+    load(home, {"pre_tool_call": [_entry(worker, tmp_path, name="good")],
+                "pre_llm_call": [{"command": str(silent), "persistent": True, "timeout": 1}]})  # fmt: skip
+
+    def cli(*args: str) -> str:
+        result = CliRunner().invoke(hooks_group, ["--home", str(home), "--accept-hooks", *args])
+        return result.output
+
+    out = cli("doctor")
+    assert re.search(r"warm worker started \(pid \d+\), handshake protocol 1", out), out
+    assert "warm worker is not running: sent no handshake in time" in out
+    (pid,) = _starts(tmp_path)
+    assert _gone(pid)  # the command closed its hooks: the worker is stopped
+    out = cli("test", "pre_tool_call", "--for-tool", "terminal")
+    assert "warm worker: pid" in out
+    out = cli("list")
+    assert "(persistent worker)" in out

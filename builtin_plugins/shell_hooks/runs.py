@@ -58,6 +58,8 @@ class Run:
             "dropped": answer.dropped if answer else None,
             "defaulted": answer.defaulted if answer else None,
             "sha256": self.digest,
+            "persistent": hook.kind == "worker",
+            "pid": out.pid if out else None,
         }
 
 
