@@ -47,18 +47,22 @@ class WorkerPool:
     def __call__(self, batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
         """Every hook's event sent to its worker first, then every answer read: the workers of
         one firing work at the same time, without a thread each."""
-        sent: list[tuple[Worker | None, Sent | process.Outcome]] = []
-        for hook, command in batch:
-            try:
-                worker = self._worker_for(hook, command)
-            except RuntimeError as exc:
-                sent.append((None, process.Outcome(error=str(exc))))
-                continue
-            sent.append((worker, worker.send(hook.event, command.stdin, command.timeout)))
-        return [
-            state if isinstance(state, process.Outcome) or worker is None else worker.receive(state)
-            for worker, state in sent
-        ]
+        sent: list[tuple[Worker, Sent] | process.Outcome] = []
+        try:
+            for hook, command in batch:
+                try:
+                    worker = self._worker_for(hook, command)
+                except Exception as exc:  # closed, or a fault of ours: stays with this hook
+                    sent.append(process.Outcome(error=str(exc)))
+                    continue
+                state = worker.send(hook.event, command.stdin, command.timeout)
+                sent.append(state if isinstance(state, process.Outcome) else (worker, state))
+        finally:  # every worker sent to is read from (and unlocked), whatever happened
+            outcomes = [
+                item if isinstance(item, process.Outcome) else item[0].receive(item[1])
+                for item in sent
+            ]
+        return outcomes
 
     def run(self, hook: ShellHook, command: process.Command) -> process.Outcome:
         """One event to ``hook``'s worker (started, or replaced, as needed)."""
