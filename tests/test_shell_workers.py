@@ -46,6 +46,10 @@ def handle(event, payload):
         os._exit(3)
     if cmd == "hang":
         time.sleep(100)
+    if cmd == "bye":
+        import threading
+        threading.Timer(0.05, os._exit, (0,)).start()
+        return None
     if cmd == "garbage":
         print("this is not json", flush=True)
         return None
@@ -139,6 +143,20 @@ def test_crash_fails_the_event_then_restarts(home: Path, tmp_path: Path, worker:
         assert _fire(hooks, "ls").action is None  # started again at its next event
         first, second = _starts(tmp_path)
         assert first != second and _gone(first)
+    finally:
+        hooks.close()
+
+
+def test_a_worker_gone_between_events_is_replaced_at_once(
+    home: Path, tmp_path: Path, worker: Path
+) -> None:
+    hooks = load(home, {"pre_tool_call": [_entry(worker, tmp_path)]})
+    try:
+        assert _fire(hooks, "bye").action is None  # answers, then exits on its own
+        (first,) = _starts(tmp_path)
+        assert _gone(first)
+        assert _fire(hooks, "block next").action == "block"  # a new worker, no failed event
+        assert len(_starts(tmp_path)) == 2
     finally:
         hooks.close()
 

@@ -90,20 +90,25 @@ class Worker:
 
     def send(self, event: str, payload: bytes, timeout: float) -> Sent | process.Outcome:
         """Start (if need be) and send one event: what :meth:`receive` waits on (the worker
-        stays locked until then), or already the outcome (it is down, busy or lost)."""
-        started = time.monotonic()
-        deadline = started + timeout
+        stays locked until then), or already the outcome (it is down, busy or lost). The
+        answer is due ``timeout`` after the event is sent; waiting longer than that for the
+        worker to be free fails the event without killing the worker."""
         if not self.lock.acquire(timeout=timeout):
             return process.Outcome(error=f"its worker stayed busy with earlier events for "
                                    f"{timeout}s", elapsed=timeout)  # fmt: skip
+        started = time.monotonic()
         try:
+            if self.proc is not None and select.select([self.proc.exit_fd], [], [], 0)[0]:
+                self._fail(Lost(self._death("exited between events")))  # restarted at once
             if self.closed:
-                out = process.Outcome(error="its worker was stopped (the hooks were closed)")
-            elif self.proc is None and self.retry_at > started:
+                out = process.Outcome(error="its worker was stopped (the hooks were closed, "
+                                      "or what it runs changed)")  # fmt: skip
+            elif self.proc is None and self.retry_at > time.monotonic():
                 out = process.Outcome(error=f"its worker is down ({self.last_error}); next start in "
                                       f"{self.retry_at - started:.1f}s (back-off after "
                                       f"{self.failures} failures in a row)")  # fmt: skip
             else:
+                deadline = started + timeout
                 if self.proc is None:
                     self._start(deadline)
                 self.ident += 1
