@@ -251,11 +251,16 @@ def main() -> None:
         return
     section = (
         f"{BEGIN}\n"
-        "Measured by `bench/shell.py` in one run. A hook's cost is compared with the least any runner\n"
-        "must do (three pipes, `os.posix_spawn`, write the payload, read to EOF, wait); the\n"
-        "parallel figure with the same five scripts spawned bare one after another. On a small\n"
-        "machine process creation itself barely overlaps (see the ceiling row); parallel hooks pay\n"
-        "off when hooks do real work (the 50 ms row).\n\n"
+        "Measured by `bench/shell.py` in one run (medians; every ratio taken within the run). A\n"
+        "hook's cost is compared with the least any runner must do to start a process (three\n"
+        "pipes, `os.posix_spawn`, write the payload, read to EOF, wait): the floor. A warm worker\n"
+        "(`persistent: true`) answers the same payload through the same `hooks.pre_tool_call`,\n"
+        "with the same consent check and answer parsing; the two rows under it split its cost into\n"
+        "the round trip to the worker alone and the runner alone (the same firing with a\n"
+        "transport that answers at once). The parallel figure is compared with the same five\n"
+        "scripts spawned bare one after another. On a small machine process creation itself\n"
+        "barely overlaps (see the ceiling row); parallel hooks pay off when hooks do real work\n"
+        "(the 50 ms row).\n\n"
         f"{text}\n\n{env}\n{END}"
     )
     current = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"

@@ -184,7 +184,7 @@ def run(threads: int, events: int) -> dict[str, Any]:
     if shell_runs != shell_expected:
         problems.append(f"shell hook ran {shell_runs} times, expected {shell_expected}")
     counter.CALLS.clear()  # the plugin's own record, not the dispatcher's memory
-    del calls
+    del calls, seen, worker_expected  # the checks' own data, not the dispatcher's memory
     import gc
 
     gc.collect()

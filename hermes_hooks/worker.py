@@ -17,7 +17,7 @@ process per event. Over its stdin and stdout, one JSON object a line (UTF-8, ``\
 
    Every key but ``id`` may be left out (``exit_code`` 0, empty output), and ``answer`` (any
    JSON value) stands for ``stdout`` holding that value as JSON: ``{"id": 7}`` has no opinion,
-   ``{"id": 7, "answer": {"decision": "block", "reason": "no"}}`` blocks (Hermes protocol),
+   ``{"id": 7, "answer": {"action": "block", "message": "no"}}`` blocks (Hermes protocol),
    ``{"id": 7, "exit_code": 2, "stderr": "no"}`` blocks in either protocol.
 
 Requests to one worker are sent one at a time. Its stderr is not part of any answer (the adapter
@@ -121,7 +121,7 @@ def answer(ident: Any, result: Any) -> dict[str, Any]:
 def serve(handler: Handler, *, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> None:
     """Run ``handler(event, payload)`` for every request until stdin closes.
 
-    It returns the answer (a dict such as ``{"decision": "block", "reason": ...}`` in the
+    It returns the answer (a dict such as ``{"action": "block", "message": ...}`` in the
     Hermes protocol, ``None`` for no opinion) or raises :class:`Exit` (``raise block("why")``).
     Any other exception answers exit code 1 with the traceback on stderr, and the worker goes
     on. A worker script::

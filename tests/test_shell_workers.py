@@ -60,6 +60,10 @@ def handle(event, payload):
     if cmd == "ignore-eof":
         import signal
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if cmd.startswith("answer"):
+        return {{"action": "block", "message": cmd}}
+    if cmd.startswith("text"):
+        return json.dumps({{"action": "block", "message": cmd}})
     if cmd.startswith("block"):
         raise block(cmd)
     if cmd.startswith("deny"):
@@ -113,6 +117,8 @@ def test_one_worker_answers_every_event(home: Path, tmp_path: Path, worker: Path
         decision = _fire(hooks, "block this")
         assert decision.action == "block" and decision.message == "block this"
         assert _fire(hooks, "deny that").message == "deny that"
+        assert _fire(hooks, "answer as a dict").message == "answer as a dict"
+        assert _fire(hooks, "text on stdout").message == "text on stdout"
         assert len(_starts(tmp_path)) == 1  # one process for every event
         row = next(r for r in hooks.rows() if r["source"] == "shell")
         assert row["persistent"] is True and row["type"] == "worker"
