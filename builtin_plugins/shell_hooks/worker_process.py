@@ -300,18 +300,18 @@ class Worker:
         if proc is None:
             return
         _LIVE.discard(self)
+        if sel is not None:
+            sel.close()
+        with contextlib.suppress(OSError):
+            os.close(proc.stdin)  # end of input: a worker's cue to exit
         if not kill:
-            with contextlib.suppress(OSError):
-                os.close(proc.stdin)
             select.select([proc.exit_fd], [], [], CLOSE_GRACE)
         if not self.reaped:  # (once reaped, its pid, so its group id, may be another's)
             spawn.kill_group(proc.pid)
             with contextlib.suppress(OSError):
                 self._reap()
         self.proc = self.sel = None
-        if sel is not None:
-            sel.close()
-        for fd in (proc.stdin, proc.stdout, proc.stderr, proc.exit_fd):
+        for fd in (proc.stdout, proc.stderr, proc.exit_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
 
