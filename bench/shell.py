@@ -107,6 +107,22 @@ def median_ms(fn: Callable[[], object], rounds: int) -> float:
     return statistics.median(samples) * 1000
 
 
+def interleaved(fns: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, float]:
+    """The median (ms) of each function, sampled in turns: every round runs each one ``reps``
+    times, so a change in the machine's load during the run hits every measure alike."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(max(3, rounds // 10)):
+        for fn, _reps in fns.values():
+            fn()
+    for _ in range(rounds):
+        for name, (fn, reps) in fns.items():
+            for _ in range(reps):
+                t = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - t)
+    return {name: statistics.median(values) * 1000 for name, values in samples.items()}
+
+
 def load(
     home: Path, event: str, commands: list[str], *, persistent: bool = False
 ) -> hermes_hooks.Hooks:
@@ -152,34 +168,44 @@ def main() -> None:
         bash_worker.write_text(BASH_WORKER)
         bash_worker.chmod(0o755)
 
-        bare = median_ms(lambda: bare_spawn(scripts[0], payload), rounds)
         one = load(root / "one", "pre_tool_call", scripts[:1])
-        ours = median_ms(lambda: one.pre_tool_call(**ARGS), rounds)
+        warm = load(root / "warm", "pre_tool_call", workers[:1], persistent=True)
+        warm.pre_tool_call(**ARGS)  # the worker starts
+        (worker,) = warm.records["builtin:shell_hooks"].plugin.workers.workers.values()
+        # The same firing, with a transport that answers at once: the runner's own cost.
+        bare_runner = load(root / "runner", "pre_tool_call", workers[:1], persistent=True)
+        runner = bare_runner.records["builtin:shell_hooks"].plugin.runner
+        runner.transports["worker"] = lambda batch: [process.Outcome(0) for _ in batch]
+        bash = load(root / "bash", "pre_tool_call", [str(bash_worker)], persistent=True)
+        reps = 10  # a worker's event is short: more samples of it in each round
+        single = interleaved(
+            {
+                "bare": (lambda: bare_spawn(scripts[0], payload), 1),
+                "ours": (lambda: one.pre_tool_call(**ARGS), 1),
+                "warm": (lambda: warm.pre_tool_call(**ARGS), reps),
+                "trip": (lambda: worker.ask("pre_tool_call", payload, 10), reps),
+                "runner": (lambda: bare_runner.pre_tool_call(**ARGS), reps),
+                "bash": (lambda: bash.pre_tool_call(**ARGS), reps),
+            },
+            rounds,
+        )
+        bare, ours, warm_ms = single["bare"], single["ours"], single["warm"]
+        trip, runner_ms, bash_ms = single["trip"], single["runner"], single["bash"]
         five = load(root / "five", "pre_tool_call", scripts)
-        parallel = median_ms(lambda: five.pre_tool_call(**ARGS), rounds)
+        warm5 = load(root / "warm5", "pre_tool_call", workers, persistent=True)
+        pair = interleaved(
+            {
+                "parallel": (lambda: five.pre_tool_call(**ARGS), 1),
+                "warm5": (lambda: warm5.pre_tool_call(**ARGS), reps),
+            },
+            rounds,
+        )
+        parallel, warm5_ms = pair["parallel"], pair["warm5"]
         sequential = median_ms(lambda: [bare_spawn(s, payload) for s in scripts], rounds)
         at_once = median_ms(lambda: bare_all_at_once(scripts, payload), rounds)
         sleepy = load(root / "sleepy", "pre_tool_call", sleepers)
         sleep_ms = median_ms(lambda: sleepy.pre_tool_call(**ARGS), max(10, rounds // 10))
-
-        worker_rounds = rounds * 10  # a worker's event is short: more rounds, same time
-        warm = load(root / "warm", "pre_tool_call", workers[:1], persistent=True)
-        warm_ms = median_ms(lambda: warm.pre_tool_call(**ARGS), worker_rounds)
-        source = warm.records["builtin:shell_hooks"].plugin
-        (worker,) = source.workers.workers.values()
-        trip = median_ms(lambda: worker.ask("pre_tool_call", payload, 10), worker_rounds)
-        real = source.runner.transports["worker"]
-        source.runner.transports["worker"] = lambda batch: [process.Outcome(0) for _ in batch]
-        runner_ms = median_ms(lambda: warm.pre_tool_call(**ARGS), worker_rounds)
-        source.runner.transports["worker"] = real
-        warm.close()
-        bash = load(root / "bash", "pre_tool_call", [str(bash_worker)], persistent=True)
-        bash_ms = median_ms(lambda: bash.pre_tool_call(**ARGS), worker_rounds)
-        bash.close()
-        warm5 = load(root / "warm5", "pre_tool_call", workers, persistent=True)
-        warm5_ms = median_ms(lambda: warm5.pre_tool_call(**ARGS), worker_rounds)
-        warm5.close()
-        for hooks in (one, five, sleepy):
+        for hooks in (one, warm, bare_runner, bash, five, warm5, sleepy):
             hooks.close()
 
     rows = [
