@@ -302,7 +302,8 @@ def test_close_stops_the_group_and_releases_every_fd(
     _fire(hooks, "ignore-eof")
     (pid,) = _starts(tmp_path)
     hooks.close()
-    assert _gone(pid) and _gone(int(sleeper.read_text()))
+    assert not os.path.exists(f"/proc/{pid}")  # gone and reaped: no zombie
+    assert _gone(int(sleeper.read_text()))
     assert _fds() - before == set()
     assert "stopped" in str(shell_plugin(hooks).execute(
         hooks.manager.event("pre_tool_call"), {"tool_name": "terminal", "args": {}}
@@ -475,3 +476,18 @@ def test_doctor_and_test_commands_show_the_worker(home: Path, tmp_path: Path, wo
     assert "warm worker: pid" in out
     out = cli("list")
     assert "(persistent worker)" in out
+
+
+def test_a_trace_file_records_each_worker_run(home: Path, tmp_path: Path, worker: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(home, {"pre_tool_call": [_entry(worker, tmp_path, name="w")]},
+                 trace_file=str(trace))  # fmt: skip
+    try:
+        _fire(hooks, "block traced")
+        _fire(hooks, "ls")
+    finally:
+        hooks.close()
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    runs = [r for r in lines if r.get("hook") == "w"]
+    assert [r["source"] for r in runs] == ["shell", "shell"]
+    assert runs[0]["sha256"] and runs[0]["outcome"] == "answered"
