@@ -1,10 +1,11 @@
-"""Soak: many threads firing events through Python hooks and one-shot shell hooks while another
-thread registers and unregisters a plugin, then checks that nothing was lost or duplicated and
-that file descriptors and child processes (running or never waited for) are back where they
-started and memory grew by less than RSS_GROWTH_KIB.
+"""Soak: many threads firing events through Python hooks, one-shot shell hooks and a warm
+worker (``persistent: true``) while another thread registers and unregisters a plugin, then
+checks that nothing was lost, duplicated or answered to the wrong caller, and that file
+descriptors and child processes (running or never waited for) are back where they started and
+memory grew by less than RSS_GROWTH_KIB.
 
 Usage: ``python bench/soak.py [--threads 8] [--events 10000] [--write]``. The test suite runs a
-short version (``tests/test_soak.py``). Warm hook workers are not in the mix yet (issue 12).
+short version (``tests/test_soak.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,18 @@ from pathlib import Path
 from typing import Any
 
 SHELL_EVERY = 50  # one post_tool_call (with its shell hook) every SHELL_EVERY events per thread
+WORKER_EVERY = 2  # one pre_llm_call (with its warm worker) every WORKER_EVERY events per thread
+# The warm worker: logs each event's n, answers with context naming it (checked by the caller).
+WORKER = """#!{python}
+from hermes_hooks.worker import serve
+log = open({log!r}, "a")
+def handle(event, payload):
+    n = payload["extra"]["n"]
+    log.write(f"{{n}}\\n")
+    log.flush()
+    return {{"context": f"worker saw {{n}}"}}
+serve(handle)
+"""
 
 
 def _fds() -> int:
@@ -64,7 +77,7 @@ def _children() -> set[int]:
     return found
 
 
-def make_home(root: Path) -> tuple[Path, Path]:
+def make_home(root: Path) -> tuple[Path, Path, Path]:
     home = root / "home"
     plugin = home / "plugins" / "counter"
     plugin.mkdir(parents=True)
@@ -83,8 +96,15 @@ def make_home(root: Path) -> tuple[Path, Path]:
     script = root / "count.sh"
     script.write_text(f"#!/bin/sh\ncat >/dev/null\necho x >> {log}\n")
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    (home / "config.yaml").write_text(f"hooks:\n  post_tool_call:\n    - command: {script}\n")
-    return home, log
+    worker_log = root / "worker.log"
+    worker = root / "worker.py"
+    worker.write_text(WORKER.format(python=sys.executable, log=str(worker_log)))
+    worker.chmod(0o755)
+    (home / "config.yaml").write_text(
+        f"hooks:\n  post_tool_call:\n    - command: {script}\n"
+        f"  pre_llm_call:\n    - command: {worker}\n      persistent: true\n"
+    )
+    return home, log, worker_log
 
 
 def run(threads: int, events: int) -> dict[str, Any]:
@@ -93,7 +113,8 @@ def run(threads: int, events: int) -> dict[str, Any]:
     from hermes_hooks import hookimpl
 
     tmp = Path(tempfile.mkdtemp(prefix="hermes-soak-"))
-    home, log = make_home(tmp)
+    home, log, worker_log = make_home(tmp)
+    fds_at_start, children_at_start = _fds(), _children()
     hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
     counter = sys.modules["hermes_plugins.counter"]
     problems: list[str] = []
@@ -119,11 +140,16 @@ def run(threads: int, events: int) -> dict[str, Any]:
             expected = ("block", f"no {n}") if n % 7 == 0 else (None, None)
             if (decision.action, decision.message) != expected:
                 wrong["decision"] += 1
+            if i % WORKER_EVERY == 0:
+                context = hooks.pre_llm_call(session_id="soak", user_message="hi", n=n)
+                if context != f"worker saw {n}":
+                    wrong["worker"] += 1
             if i % SHELL_EVERY == 0:
                 hooks.post_tool_call(tool_name="terminal", args={"n": n}, result="ok", status="ok")
 
-    # Warm-up, then the baseline.
+    # Warm-up (the worker starts), then the baseline.
     hooks.post_tool_call(tool_name="terminal", args={"n": -1}, result="ok", status="ok")
+    hooks.pre_llm_call(session_id="soak", user_message="hi", n=-1)
     fds, rss, children = _fds(), _rss_kib(), _children()
     started = time.perf_counter()
     churner = threading.Thread(target=churn)
@@ -141,13 +167,24 @@ def run(threads: int, events: int) -> dict[str, Any]:
     calls = Counter(counter.CALLS)
     if len(counter.CALLS) != total or set(calls.values()) != {1} or len(calls) != total:
         problems.append(f"counter plugin saw {len(counter.CALLS)} calls for {total} events")
-    if wrong:
+    if wrong["decision"]:
         problems.append(f"{wrong['decision']} decision(s) differ from what the hooks answered")
+    if wrong["worker"]:
+        problems.append(f"{wrong['worker']} worker answer(s) missing or meant for another event")
+    worker_expected = {
+        w * events + i for w in range(threads) for i in range(0, events, WORKER_EVERY)
+    }
+    seen = Counter(int(x) for x in worker_log.read_text().split())
+    seen[-1] -= 1  # the warm-up
+    worker_runs = sum(seen.values())
+    if set(+seen) != worker_expected or set(seen.values()) - {0, 1}:
+        problems.append(f"the warm worker saw {worker_runs} events for {len(worker_expected)} fired "
+                        "(or some twice)")  # fmt: skip
     shell_runs = len(log.read_text().splitlines())
     if shell_runs != shell_expected:
         problems.append(f"shell hook ran {shell_runs} times, expected {shell_expected}")
     counter.CALLS.clear()  # the plugin's own record, not the dispatcher's memory
-    del calls
+    del calls, seen, worker_expected  # the checks' own data, not the dispatcher's memory
     import gc
 
     gc.collect()
@@ -162,10 +199,16 @@ def run(threads: int, events: int) -> dict[str, Any]:
     if rss_after > rss + RSS_GROWTH_KIB:
         problems.append(f"resident memory grew from {rss // 1024} to {rss_after // 1024} MiB")
     hooks.close()
+    left = _children() - children_at_start
+    if left:
+        problems.append(f"after close(), child processes left: {sorted(left)}")
+    if _fds() > fds_at_start + 2:
+        problems.append(f"after close(), file descriptors: {fds_at_start} before load, {_fds()}")
     return {
         "threads": threads,
         "events": total,
         "shell_runs": shell_runs,
+        "worker_runs": worker_runs,
         "churn_cycles": churned[0],
         "seconds": round(elapsed, 2),
         "events_per_second": round(total / elapsed),
@@ -186,7 +229,8 @@ def main() -> None:
     result = run(args.threads, args.events)
     lines = [
         f"{result['threads']} threads × {args.events} events ({result['events']} in all), "
-        f"{result['shell_runs']} one-shot shell hook runs, {result['churn_cycles']} "
+        f"{result['shell_runs']} one-shot shell hook runs, {result['worker_runs']} events to "
+        f"a warm worker, {result['churn_cycles']} "
         f"register/unregister cycles alongside: {result['seconds']} s "
         f"({result['events_per_second']} events/s).",
         "",

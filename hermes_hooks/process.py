@@ -35,6 +35,8 @@ class Command:
     env: Mapping[str, str] | None = None
     cwd: str | None = None
     cap: int = OUTPUT_CAP
+    #: The sha256 consent pinned for what runs (a transport that keeps processes keys them by it).
+    pinned: str | None = None
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""A short soak (bench/soak.py): threads firing Python and shell hooks while a plugin is
-registered and unregistered over and over; nothing lost, duplicated or leaked."""
+"""A short soak (bench/soak.py): threads firing Python hooks, shell hooks and a warm worker
+while a plugin is registered and unregistered over and over; nothing lost, duplicated or
+leaked."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ def test_short_soak_loses_nothing_and_leaks_nothing(home):
     assert result["problems"] == []
     assert result["events"] == 1600 and result["churn_cycles"] > 0
     assert result["shell_runs"] == 4 * 8 + 1
+    assert result["worker_runs"] == 4 * 200  # every second event of each thread
 
 
 def test_the_leak_check_sees_a_child_nobody_waited_for():

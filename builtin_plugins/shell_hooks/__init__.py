@@ -16,6 +16,8 @@ The package, one idea a module:
 - :mod:`.background`: ``async`` hooks, and delivering what they have for the model;
 - :mod:`.mcp`: ``mcp_tool`` hooks, called through the host;
 - :mod:`.context_cap`: Claude Code's 10,000-character cap on one hook's context;
+- :mod:`.workers`, :mod:`.worker_process`: warm workers (``persistent: true``), one kept process
+  per hook;
 - :mod:`.source`: :class:`ShellHooks`, the hook source registered as ``builtin:shell_hooks``.
 """
 

@@ -131,7 +131,7 @@ class Approvals:
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
         """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
-        if hook.kind != "command":
+        if not hook.runs_code:
             # No code runs here: the only gate is the URL allow-list its entry was checked
             # against (builtin_plugins/shell_hooks/kinds.py).
             refused = hook.options.get("refused")
@@ -231,7 +231,7 @@ class Approvals:
         records = []
         done = []
         for hook in hooks:
-            if hook.kind != "command":
+            if not hook.runs_code:
                 continue  # nothing to approve: see consent()
             state = self.consent(hook)
             if state.unpinned and not unpinned:
@@ -249,7 +249,7 @@ class Approvals:
 
     def startup(self, hooks: Sequence[ShellHook]) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
-        pending = [h for h in hooks if h.kind == "command" and self.consent(h).status != "active"]
+        pending = [h for h in hooks if h.runs_code and self.consent(h).status != "active"]
         if not pending:
             return
         if self.accept:

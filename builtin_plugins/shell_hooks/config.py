@@ -40,6 +40,8 @@ ENTRY_KEYS = (
     "pin",
     "env_passthrough",
     "sequential",
+    "persistent",
+    "warm",
 )
 #: The entry types (``type:``); ``builtin`` entries are read by the built-ins
 #: (``builtin_plugins/switches.py``), ``http`` and ``prompt`` by :mod:`.kinds`.
@@ -212,6 +214,11 @@ class Reader:
         hook.occurrence = hook.occurrence or info.claude_named(name)
         if raw.get("sequential"):
             hook.options["sequential"] = True
+        if self.flag(raw, "persistent", where):
+            hook.kind = "worker"  # a warm worker: one kept process (shell_hooks/workers.py)
+            hook.options["warm"] = self.flag(raw, "warm", where)
+        elif self.flag(raw, "warm", where):
+            self.warn(f"{where}: warm: true applies only with persistent: true; ignored")
         self.matcher(hook, info, raw.get("matcher"), where)
         self.hooks.append(hook)
         return hook
@@ -318,6 +325,13 @@ class Reader:
         if value > MAX_TIMEOUT:
             self.warn(f"{where}: timeout {value} is over the maximum; clamped to {MAX_TIMEOUT}")
             return MAX_TIMEOUT
+        return value
+
+    def flag(self, raw: Mapping[str, Any], key: str, where: str) -> bool:
+        value = raw.get(key, False)
+        if not isinstance(value, bool):
+            self.warn(f"{where}: {key} {value!r} is not true or false; using false")
+            return False
         return value
 
     def integer(self, value: Any, where: str, default: int) -> int:

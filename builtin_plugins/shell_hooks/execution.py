@@ -28,7 +28,7 @@ from .approvals import Approvals
 from .background import Background
 from .checks import command_problem
 from .context_cap import ContextCap
-from .environment import MINIMAL_ENV, bad_environment
+from .environment import MINIMAL_ENV, bad_environment, host_env
 from .matching import ShellHook
 from .runs import RECORDER, Recorder, Run
 
@@ -181,7 +181,7 @@ class Runner:
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
-        base = dict(os.environ)  # copied once per firing: os.environ is slow to iterate
+        base = host_env()  # read once per firing: os.environ is slow to iterate
         for hook in hooks:
             run = Run(hook, "active")
             runs.append(run)
@@ -262,7 +262,7 @@ class Runner:
         (``run`` then says why)."""
         hook = run.hook
         env = self.environment(info, hook, kwargs, cwd, base)
-        typed = hook.kind != "command"  # http, prompt: no process, no approval (kinds.py)
+        typed = hook.kind in kinds.TRANSPORTS  # http, prompt: no process, no approval (kinds.py)
         state = (
             self.approvals.consent(hook, env)
             if force or typed
@@ -299,9 +299,8 @@ class Runner:
             run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
             return None
         run.ran = False
-        return process.Command(
-            run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir, cap=self.cap
-        )
+        return process.Command(run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir,
+                               cap=self.cap, pinned=run.digest)  # fmt: skip
 
     def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
         """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,
@@ -315,7 +314,7 @@ class Runner:
         self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
     ) -> wire.Answer:
         failure = out.error
-        killed = "; its process group was killed" if hook.kind == "command" else ""
+        killed = "; its process group was killed" if hook.kind in ("command", "worker") else ""
         if out.timed_out:
             failure = f"timed out after {hook.timeout:g}s" + (f" ({killed[2:]})" if killed else "")
         elif out.truncated:

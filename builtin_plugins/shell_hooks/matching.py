@@ -25,6 +25,8 @@ from hermes_hooks.contract import AgentEvent, ClaudeEvent
 from .rules import Rule
 
 DEFAULT_TIMEOUT = 60
+#: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
+REMOTE_KINDS = frozenset({"http", "prompt"})
 MAX_TIMEOUT = 300
 
 
@@ -100,6 +102,13 @@ class ShellHook:
         return f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
 
     @property
+    def runs_code(self) -> bool:
+        """Whether something on this machine runs for it (a command, a warm worker, an MCP tool
+        call the host makes), so it needs an approval; an http or prompt hook only sends data,
+        and its URL allow-list is its gate."""
+        return self.kind not in REMOTE_KINDS
+
+    @property
     def approve_command(self) -> str:
         """The command that approves this hook, quoted for a message: `hermes hooks approve …`."""
         return f"`hermes hooks approve {shlex.quote(self.command)}`"
@@ -108,7 +117,7 @@ class ShellHook:
     def remedy(self) -> str:
         """How to let the hook run when it is not allowed to: approve a command; an http or
         prompt hook says what its entry needs (its URL allow-listed)."""
-        if self.kind == "command":
+        if self.runs_code:
             return f"approve it: {self.approve_command}"
         return str(self.options.get("remedy") or "fix its entry")
 
@@ -238,4 +247,6 @@ class ShellHook:
             "args": list(self.exec_args) if self.exec_args is not None else None,
             "async": self.background,
             "async_rewake": self.rewake,
+            "persistent": self.kind == "worker",
+            "warm": bool(self.options.get("warm")),
         }

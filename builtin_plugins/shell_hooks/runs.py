@@ -58,6 +58,8 @@ class Run:
             "dropped": answer.dropped if answer else None,
             "defaulted": answer.defaulted if answer else None,
             "sha256": self.digest,
+            "persistent": hook.kind == "worker",
+            "pid": out.pid if out else None,
         }
 
 
@@ -84,3 +86,41 @@ def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> 
     when no hook answered)."""
     values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
     return info.answer.combine(values, kwargs) if values else None
+
+
+def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
+    """Record one run with the runtime's tracer (a hook source reports its own hooks, with the
+    sha256 of what ran)."""
+    from hermes_hooks.trace import summarise
+
+    answer = run.answer
+    if not run.ran and answer is None:
+        outcome = run.status
+    elif answer is not None and answer.failure:
+        outcome = "failed"
+    elif answer is not None and answer.dropped:
+        outcome = "dropped"
+    else:
+        outcome = "answered" if answer is not None and answer.value is not None else "no opinion"
+    tracer.record(
+        event=info.name,
+        hook=run.hook.name,
+        source="shell",
+        ms=run.ms,
+        outcome=outcome,
+        decision=summarise(answer.value) if answer is not None else None,
+        dropped=answer.dropped if answer is not None else None,
+        error=(answer.failure if answer is not None else None)
+        or (not_run(run) if not run.ran else None),
+        sha256=run.digest,
+        kwargs=kwargs,
+        raw=answer.raw if answer is not None else None,
+    )
+
+
+def not_run(run: Run) -> str:
+    """Why a hook was not run, with the command that approves it (an unpinned hook's reason
+    already names its own: ``approve --unpinned``)."""
+    if run.status == "unpinned":
+        return run.detail or run.status
+    return f"{run.detail or run.status}; {run.hook.remedy}"

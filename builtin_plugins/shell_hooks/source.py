@@ -21,7 +21,6 @@ from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
-from hermes_hooks.trace import summarise
 
 from . import sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
@@ -30,7 +29,8 @@ from .environment import parse_env_file
 from .execution import Runner
 from .matching import ShellHook
 from .mcp import McpTransport
-from .runs import Recorder, Run, combine
+from .runs import Recorder, Run, combine, trace
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -81,6 +81,9 @@ class ShellHooks(SourceBase):
         self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
         self.mailbox = Mailbox(lambda: hooks.host, self.approvals.warn_once)
         self.runner.background = Background(self._in_background, self.mailbox.deliver)
+        #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
+        self.workers = WorkerPool()
+        self.runner.transports["worker"] = self.workers
         plugins = config.get("plugins")
         named = plugins.get("required") if isinstance(plugins, Mapping) else None
         if isinstance(named, list):
@@ -166,6 +169,9 @@ class ShellHooks(SourceBase):
     def startup(self) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
         self.approvals.startup(self.all_hooks)
+        for hook in self.all_hooks:
+            if hook.options.get("warm"):
+                self.workers.warm(hook, self.runner, self.approvals)
 
     # -------------------------------------------------------------- the source interface
 
@@ -192,6 +198,8 @@ class ShellHooks(SourceBase):
                 sha256=state.digest,
                 scripts=list(state.scripts),
             )
+            if hook.kind == "worker":
+                row["worker"] = self.workers.describe(hook)
             rows.append(row)
         return rows
 
@@ -203,9 +211,11 @@ class ShellHooks(SourceBase):
         return self.mailbox.take(session_id)
 
     def close(self) -> None:
-        """Wait (a while) for background hooks; their processes die with their time limits."""
+        """Wait (a while) for background hooks (their processes die with their time limits),
+        then stop the warm workers (each gets a moment to exit, then its group is killed)."""
         if self.runner.background is not None:
             self.runner.background.wait(max((h.timeout for h in self.all_hooks), default=0))
+        self.workers.close()
 
     def session_env(self, session_id: str) -> dict[str, str]:
         """The variables ``SessionStart`` hooks exported to their ``CLAUDE_ENV_FILE``."""
@@ -244,32 +254,8 @@ class ShellHooks(SourceBase):
         if answer is not None and answer.failure:
             self._manager.failures[(hook.name, info.name)] += 1
         tracer = self._hooks.tracer
-        if tracer is None:
-            return
-        if not run.ran and answer is None:
-            outcome = run.status
-        elif answer is not None and answer.failure:
-            outcome = "failed"
-        elif answer is not None and answer.dropped:
-            outcome = "dropped"
-        else:
-            outcome = (
-                "answered" if answer is not None and answer.value is not None else "no opinion"
-            )
-        tracer.record(
-            event=info.name,
-            hook=hook.name,
-            source="shell",
-            ms=run.ms,
-            outcome=outcome,
-            decision=summarise(answer.value) if answer is not None else None,
-            dropped=answer.dropped if answer is not None else None,
-            error=(answer.failure if answer is not None else None)
-            or (_not_run(run) if not run.ran else None),
-            sha256=run.digest,
-            kwargs=kwargs,
-            raw=answer.raw if answer is not None else None,
-        )
+        if tracer is not None:
+            trace(tracer, info, run, kwargs)
 
     def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
         """The hooks of ``event`` whose matcher accepts these arguments, in run order."""
@@ -385,11 +371,3 @@ def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         return default
     return value if value > 0 or (zero and value == 0) else default
-
-
-def _not_run(run: Run) -> str:
-    """Why a hook was not run, with the command that approves it (an unpinned hook's reason
-    already names its own: ``approve --unpinned``)."""
-    if run.status == "unpinned":
-        return run.detail or run.status
-    return f"{run.detail or run.status}; {run.hook.remedy}"

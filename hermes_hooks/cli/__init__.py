@@ -145,6 +145,11 @@ class State:
             )
         return self._hooks
 
+    def close(self) -> None:
+        """Release what the loaded hooks hold (warm workers, threads) when the command ends."""
+        if self._hooks is not None:
+            self._hooks.close()
+
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
@@ -181,6 +186,7 @@ def hooks_group(
     if verbose:
         os.environ["HERMES_HOOKS_DEBUG"] = "1"
     ctx.obj = State(home, accept_hooks, config)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def _logging(verbose: bool = False) -> None:

@@ -121,10 +121,23 @@ def _shell(hooks: Hooks, source: ShellHooks) -> list[Check]:
                 lines.append((True, f"synthetic payload answered {shown[:100]} in {ms}"))
             if answer is not None and answer.defaulted:
                 lines.append((False, f"synthetic payload: {answer.defaulted}"))
+        if hook.kind == "worker" and verdict.status == "active" and why is None:
+            lines.append(_worker_line(source, hook))
         if hook.required:
             lines.append((True, "required: its event fails closed when it cannot run"))
         out.append(check)
     return out
+
+
+def _worker_line(source: ShellHooks, hook: Any) -> tuple[bool, str]:
+    """Whether the warm worker the synthetic payload went to started, shook hands and runs."""
+    from ..worker import PROTOCOL
+
+    state = source.workers.describe(hook) or {}
+    if state.get("pid"):
+        return True, (f"warm worker started (pid {state['pid']}), handshake protocol {PROTOCOL}, "
+                      "still running")  # fmt: skip
+    return False, f"warm worker is not running: {state.get('last_error') or 'it never started'}"
 
 
 def _required(hooks: Hooks) -> list[Check]:

@@ -186,6 +186,8 @@ def _show_shell(r: dict[str, Any]) -> None:
         return
     echo(f"  stdin: {(r['stdin'] or '').rstrip()}")
     echo(f"  exit code: {r['exit_code']}   elapsed: {r['elapsed_ms']} ms")
+    if r.get("persistent"):
+        echo(f"  warm worker: pid {r['pid']} (one JSON line per event; it keeps running)")
     for key in ("stdout", "stderr"):
         text = r[key].rstrip("\n")
         echo(f"  {key}: {text if text else '(empty)'}")

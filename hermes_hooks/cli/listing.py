@@ -88,6 +88,8 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
             detail = f"[{r['matcher']}] {detail}"
         if r.get("protocol") not in (None, "hermes") and r.get("origin"):
             detail = f"{detail} ({r['protocol']} {r.get('configured_event')}, {r['origin']})"
+        if r.get("persistent"):
+            detail = f"{detail} (persistent worker{', warm' if r.get('warm') else ''})"
         table.append(
             [
                 r.get("event") or "-",

@@ -148,12 +148,18 @@ def hook_kind(event: str) -> str:
     default=None,
     help="Where to write the script (default: <home>/shell-hooks).",
 )
+@click.option(
+    "--persistent",
+    is_flag=True,
+    help="A warm worker: started once, one JSON line per event (persistent: true).",
+)
 @click.pass_obj
-def new_hook_cmd(
-    state: State, name: str, event: str, lang: str, matcher: str | None, directory: str | None
-) -> None:
-    """Scaffold a shell hook script that speaks the wire protocol, and print the config.yaml lines
-    that enable it."""
+def new_hook_cmd(state: State, name: str, event: str, lang: str, matcher: str | None,
+                 directory: str | None, persistent: bool) -> None:  # fmt: skip
+    """Scaffold a shell hook script that speaks the wire protocol (or, with --persistent, a warm
+    worker), and print the config.yaml lines that enable it."""
+    import sys
+
     import yaml
 
     from ..catalogue import get, suggest
@@ -178,14 +184,16 @@ def new_hook_cmd(
     if script.exists():
         raise click.ClickException(f"{script} already exists; choose another name or --dir")
     folder.mkdir(parents=True, exist_ok=True)
-    script.write_text(
-        render(TEMPLATES / "hook" / f"{kind}{suffix}.tmpl", {"name": name, "event": info.name}),
-        encoding="utf-8",
-    )
+    template = TEMPLATES / "hook" / f"{kind}{'.worker' if persistent else ''}{suffix}.tmpl"
+    # A Python worker imports hermes_hooks.worker: it runs with the interpreter that has it.
+    values = {"name": name, "event": info.name, "python": sys.executable}
+    script.write_text(render(template, values), encoding="utf-8")
     script.chmod(0o755)
     entry: dict[str, Any] = {"command": str(script)}
     if matcher is not None or kind == "block":
         entry["matcher"] = matcher or "terminal"
+    if persistent:
+        entry["persistent"] = True
     entry["timeout"] = 10
     snippet = yaml.dump(
         {"hooks": {info.name: [entry]}},
@@ -194,7 +202,8 @@ def new_hook_cmd(
         default_flow_style=False,
     )
     where = state.config or home / "config.yaml"
-    click.echo(f"Created {script} ({lang}, {kind} example, Hermes wire protocol).")
+    what = "warm worker" if persistent else "Hermes wire protocol"
+    click.echo(f"Created {script} ({lang}, {kind} example, {what}).")
     click.echo(f"Enable it in {where}:")
     click.echo("")
     click.echo(snippet.rstrip())

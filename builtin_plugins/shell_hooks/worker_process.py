@@ -1,0 +1,334 @@
+"""One warm worker: a kept process for one ``persistent: true`` shell hook, asked one event at
+a time over the JSON-lines protocol of :mod:`hermes_hooks.worker`.
+
+It runs in its own process group. A worker that misses a deadline, crashes, breaks the protocol
+or overflows the output cap has its group killed and is started again on a later event: at once
+after the first failure in a row, then after 1 s, 2 s, 4 s ... (at most 60 s); meanwhile its
+events fail (a ``fail_closed`` hook blocks). Every running worker is stopped at interpreter
+exit (:func:`close_all`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import select
+import selectors
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from hermes_hooks import process, spawn
+from hermes_hooks.worker import check_handshake, read_answer, request
+
+from .matching import ShellHook
+
+log = logging.getLogger("hermes_hooks")
+
+#: Restart delays after consecutive failures: the second waits ``base``, doubling to ``max``.
+BACKOFF = (1.0, 60.0)
+#: How long a closed worker gets to exit after its stdin closes, before its group is killed.
+CLOSE_GRACE = 0.5
+_TAIL = 2000  # bytes of a worker's stderr kept for error messages
+_LIVE: set[Worker] = set()  # every running worker, stopped at interpreter exit
+
+
+class Lost(Exception):
+    """The worker cannot go on (it is killed and restarted later)."""
+
+    def __init__(self, reason: str, *, timed_out: bool = False, truncated: bool = False) -> None:
+        super().__init__(reason)
+        self.reason, self.timed_out, self.truncated = reason, timed_out, truncated
+
+
+@dataclass
+class Sent:
+    """A request sent (maybe in part: ``rest`` is still to write), waiting for its answer."""
+
+    started: float
+    deadline: float
+    rest: memoryview
+
+
+class Worker:
+    """One kept process for one hook, as consent pinned it."""
+
+    def __init__(self, hook: ShellHook, argv: list[str], env: dict[str, str], cwd: str | None,
+                 digest: str | None, cap: int, backoff: tuple[float, float]) -> None:  # fmt: skip
+        self.hook, self.argv, self.env, self.cwd, self.digest = hook, argv, env, cwd, digest
+        self.cap, self.backoff = cap, backoff
+        self.lock = threading.Lock()
+        self.proc: spawn.Spawned | None = None
+        self.sel: selectors.BaseSelector | None = None
+        self.buf = bytearray()  # stdout read past the last line
+        self.tail = bytearray()  # the end of its stderr
+        self.eof = self.reaped = False
+        self.ident = 0
+        self.starts = self.failures = 0
+        self.retry_at = 0.0
+        self.last_error: str | None = None
+        self.closed = False
+
+    def matches(self, argv: list[str], env: Mapping[str, str], cwd: str | None,
+                digest: str | None) -> bool:  # fmt: skip
+        return self.digest == digest and self.argv == argv and self.cwd == cwd and self.env == env
+
+    @property
+    def pid(self) -> int | None:
+        return self.proc.pid if self.proc is not None else None
+
+    # -------------------------------------------------------------- asking
+
+    def ask(self, event: str, payload: bytes, timeout: float) -> process.Outcome:
+        """Send one event, wait for its answer until ``timeout``: the outcome a one-shot hook
+        would have had."""
+        sent = self.send(event, payload, timeout)
+        return sent if isinstance(sent, process.Outcome) else self.receive(sent)
+
+    def send(self, event: str, payload: bytes, timeout: float) -> Sent | process.Outcome:
+        """Start (if need be) and send one event: what :meth:`receive` waits on (the worker
+        stays locked until then), or already the outcome (it is down, busy or lost). The
+        answer is due ``timeout`` after the event is sent; waiting longer than that for the
+        worker to be free fails the event without killing the worker."""
+        if not self.lock.acquire(timeout=timeout):
+            return process.Outcome(error=f"its worker stayed busy with earlier events for "
+                                   f"{timeout}s", elapsed=timeout)  # fmt: skip
+        started = time.monotonic()
+        try:
+            if self.proc is not None and select.select([self.proc.exit_fd], [], [], 0)[0]:
+                self._fail(Lost(self._death("exited between events")))  # restarted at once
+            if self.closed:
+                out = process.Outcome(error="its worker was stopped (the hooks were closed, "
+                                      "or what it runs changed)")  # fmt: skip
+            elif self.proc is None and self.retry_at > time.monotonic():
+                out = process.Outcome(error=f"its worker is down ({self.last_error}); next start in "
+                                      f"{self.retry_at - started:.1f}s (back-off after "
+                                      f"{self.failures} failures in a row)")  # fmt: skip
+            else:
+                deadline = started + timeout
+                if self.proc is None:
+                    self._start(deadline)
+                self.ident += 1
+                view = self._write(memoryview(request(self.ident, event, payload)))
+                return Sent(started, deadline, view)  # the lock is released by receive()
+        except Exception as exc:
+            out = self._lost(exc, started)
+        self.lock.release()
+        return out
+
+    def receive(self, sent: Sent) -> process.Outcome:
+        """The answer to what :meth:`send` sent (then the worker is unlocked)."""
+        try:
+            line = self._exchange(sent.rest, sent.deadline)
+            try:
+                code, out, err = read_answer(line, self.ident)
+            except ValueError as exc:
+                raise Lost(f"broke the protocol: {exc}") from None
+            self.failures = 0
+            elapsed = time.monotonic() - sent.started
+            return process.Outcome(code, out, err, elapsed=elapsed, pid=self.pid)
+        except Exception as exc:
+            return self._lost(exc, sent.started)
+        finally:
+            self.lock.release()
+
+    def _lost(self, exc: Exception, started: float) -> process.Outcome:
+        """The outcome of an event the worker was lost on (killed; restarted later)."""
+        if not isinstance(exc, Lost):  # a fault of ours: the worker is not trusted further
+            exc = Lost(f"was lost track of ({type(exc).__name__}: {exc})")
+        pid = self.pid
+        self._fail(exc)
+        return process.Outcome(
+            error=None if exc.timed_out or exc.truncated else f"its worker {exc.reason}",
+            timed_out=exc.timed_out,
+            truncated=exc.truncated,
+            elapsed=time.monotonic() - started,
+            pid=pid,
+        )
+
+    def warm(self, timeout: float) -> None:
+        """Start the worker now (``warm: true``), unless it runs or is backing off."""
+        with self.lock:
+            if self.proc is None and not self.closed and time.monotonic() >= self.retry_at:
+                try:
+                    self._start(time.monotonic() + timeout)
+                except Lost as exc:
+                    self._fail(exc)
+
+    # -------------------------------------------------------------- the process
+
+    def _start(self, deadline: float) -> None:
+        try:
+            proc = spawn.spawn(self.argv, dict(self.env), self.cwd)
+        except (OSError, ValueError, TypeError) as exc:
+            raise Lost(f"cannot start: {self.argv[0]}: {exc}") from None
+        self.proc, self.eof, self.buf, self.tail = proc, False, bytearray(), bytearray()
+        self.reaped = False
+        self.starts += 1
+        _LIVE.add(self)
+        sel = self.sel = selectors.DefaultSelector()
+        for fd, what in ((proc.stdout, "out"), (proc.stderr, "err"), (proc.exit_fd, "exit")):
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ, what)
+        os.set_blocking(proc.stdin, False)
+        try:
+            line = self._exchange(memoryview(b""), deadline)
+        except Lost as exc:
+            if exc.timed_out:
+                exc.reason = "sent no handshake in time"
+            raise
+        problem = check_handshake(line)
+        if problem:
+            raise Lost(f"sent a bad handshake: {problem}")
+
+    def _exchange(self, view: memoryview, deadline: float) -> bytes:
+        """Write the rest of a request, then return the next line the worker writes (without
+        its ``\\n``)."""
+        proc, sel = self.proc, self.sel
+        assert proc is not None and sel is not None
+        if view:
+            sel.register(proc.stdin, selectors.EVENT_WRITE, "in")
+        try:
+            while True:
+                end = self.buf.find(b"\n")
+                if end > self.cap or (end < 0 and len(self.buf) > self.cap):
+                    raise Lost(f"wrote a line over the {self.cap}-byte cap", truncated=True)
+                if end >= 0:
+                    line = bytes(self.buf[:end])
+                    del self.buf[: end + 1]
+                    return line
+                if self.eof:
+                    raise Lost(self._death("closed its stdout"))
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise Lost("did not answer in time", timed_out=True)
+                for key, _ in sel.select(left):
+                    if key.data == "out":
+                        self._read_out()
+                    elif key.data == "err":
+                        self._read_err()
+                    elif key.data == "in":
+                        view = self._write(view)
+                        if not view:
+                            sel.unregister(proc.stdin)
+                    else:
+                        self._read_out()
+                        if b"\n" not in self.buf:
+                            raise Lost(self._death("exited"))
+        finally:
+            if view and self.proc is not None:
+                with contextlib.suppress(KeyError, ValueError):
+                    sel.unregister(proc.stdin)
+
+    def _write(self, view: memoryview) -> memoryview:
+        assert self.proc is not None
+        try:
+            while view:
+                view = view[os.write(self.proc.stdin, view[: 1 << 16]) :]
+        except BlockingIOError:
+            pass
+        except OSError as exc:
+            raise Lost(self._death(f"stopped reading its stdin ({exc.strerror})")) from None
+        return view
+
+    def _read_out(self) -> None:
+        assert self.proc is not None
+        while not self.eof and len(self.buf) <= self.cap:
+            try:
+                data = os.read(self.proc.stdout, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self.eof = True
+            self.buf += data
+
+    def _read_err(self) -> None:
+        assert self.proc is not None and self.sel is not None
+        if self.proc.stderr not in self.sel.get_map():
+            return  # at its end already
+        try:
+            data = os.read(self.proc.stderr, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self.sel.unregister(self.proc.stderr)
+        self.tail = (self.tail + data)[-_TAIL:]
+
+    def _death(self, what: str) -> str:
+        """Why it is lost: ``exited with code N`` when it exits within a moment, else ``what``;
+        with the end of its stderr."""
+        assert self.proc is not None
+        if select.select([self.proc.exit_fd], [], [], 0.2)[0]:
+            self._read_err()
+            status = self._reap()
+            what = "exited" + (f" with code {status}" if status is not None else "")
+        tail = self.tail.decode("utf-8", "replace").strip()
+        return what + (f" (stderr: {tail[-300:]})" if tail else "")
+
+    def _reap(self) -> int | None:
+        proc = self.proc
+        assert proc is not None
+        if self.reaped:
+            return None
+        self.reaped = True
+        if proc.watch == "pidfd":
+            spawn.kill_group(proc.pid)  # its group, before the leader's pid can be reused
+            return spawn.reap(proc.pid)
+        os.set_blocking(proc.exit_fd, True)
+        return spawn.read_status(proc.exit_fd)
+
+    def _fail(self, exc: Lost) -> None:
+        self.failures += 1
+        self.last_error = exc.reason
+        self._stop(kill=True)
+        base, most = self.backoff
+        delay = 0.0 if self.failures == 1 else min(base * 2 ** (self.failures - 2), most)
+        self.retry_at = time.monotonic() + delay
+        log.warning("shell hook %r: its worker %s; killed, restarting %s", self.hook.name,
+                    exc.reason, f"in {delay:g}s" if delay else "at its next event")  # fmt: skip
+
+    def _stop(self, *, kill: bool) -> None:
+        """Stop the process and its group, reap it, close every descriptor."""
+        proc, sel = self.proc, self.sel
+        if proc is None:
+            return
+        _LIVE.discard(self)
+        if sel is not None:
+            sel.close()
+        with contextlib.suppress(OSError):
+            os.close(proc.stdin)  # end of input: a worker's cue to exit
+        if not kill:
+            select.select([proc.exit_fd], [], [], CLOSE_GRACE)
+        if not self.reaped:  # (once reaped, its pid, so its group id, may be another's)
+            spawn.kill_group(proc.pid)
+            with contextlib.suppress(OSError):
+                self._reap()
+        self.proc = self.sel = None
+        for fd in (proc.stdout, proc.stderr, proc.exit_fd):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def close(self) -> None:
+        """Stop the worker for good: its stdin closes, then its group is killed."""
+        self.closed = True
+        if self.lock.acquire(timeout=1.0):
+            try:
+                self._stop(kill=False)
+            finally:
+                self.lock.release()
+        elif self.proc is not None:  # busy: the asking thread sees it die and cleans up
+            spawn.kill_group(self.proc.pid)
+
+
+@atexit.register
+def close_all() -> None:
+    """Stop every running worker of every pool (at interpreter exit)."""
+    for worker in list(_LIVE):
+        worker.close()
