@@ -40,9 +40,9 @@ DIFFERENCES = {
         "gave (DESIGN 3.1: rewrites from several hooks compose), so a key the hook omits is kept."
     ),
     "first-block-message": (
-        "Several hooks block one call: Claude Code shows the model one block message (in 2.1.330 "
-        "the last hook's); hermes-hooks keeps the first block in configuration order, so the "
-        "message does not depend on which hook finished first."
+        "Several hooks block one call: Claude Code shows the model one block message, that of "
+        "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
+        "configuration order, so the message does not depend on which hook was slower."
     ),
 }
 
@@ -169,7 +169,9 @@ CASES: list[Case] = [
     Case("pre-deny-then-allow", _two(DENY, ALLOW), allowed=False),
     Case("pre-continue-false", pre({"continue": False, "stopReason": "ORC-S-stop"}),
          differs="continue-false-blocks"),  # fmt: skip
-    Case("pre-two-blocks", _two("echo ORC-M-one >&2; exit 2", "echo ORC-M-two >&2; exit 2"),
+    # the second hook finishes last (Claude Code shows the block that finished last)
+    Case("pre-two-blocks", _two("echo ORC-M-one >&2; exit 2",
+                                "sleep 0.5; echo ORC-M-two >&2; exit 2"),
          differs="first-block-message"),  # fmt: skip
     Case("pre-exit2-json-on-stderr", lambda d: {"PreToolUse": group(str(DATA_HOOKS / "exit2_json.sh"))},
          markers=("json on stderr",)),  # fmt: skip
