@@ -7,7 +7,8 @@ where; ``markers`` adds literal texts for hooks we do not write (published scrip
 
 A case that needs a Claude Code feature hermes-hooks lacks is kept with ``xfail`` naming the
 feature (a strict xfail: it fails loudly once the feature lands, so the mark is removed then). A
-case where hermes-hooks deliberately differs names the difference from :data:`DIFFERENCES`.
+case where hermes-hooks deliberately differs names the difference (the table ``DIFFERENCES`` of
+test_oracle_claude.py).
 """
 
 from __future__ import annotations
@@ -25,27 +26,6 @@ COMMAND = "touch {d}/ran; echo TOOL-OUTPUT"
 REWRITTEN = "touch {d}/ran2; echo TOOL-OUTPUT-2"
 FAILING = "touch {d}/ran; echo TOOL-OUTPUT; exit 3"
 
-#: Where hermes-hooks deliberately differs from Claude Code, by name; docs/dialects.md explains
-#: each one in its "Claude Code" section.
-DIFFERENCES = {
-    "continue-false-blocks": (
-        "`continue: false` from a PreToolUse hook: Claude Code still runs the tool, then ends the "
-        "agent's turn (the model never sees the result); hermes-hooks has no 'stop the agent' "
-        "answer for a tool call and blocks the call instead, with `stopReason` as the tool "
-        "result (degrade to block, never open)."
-    ),
-    "updated-input-merged": (
-        "`updatedInput`: Claude Code runs the tool with exactly the hook's input (keys it leaves "
-        "out are gone); hermes-hooks shallow-merges every rewrite into the arguments the model "
-        "gave (DESIGN 3.1: rewrites from several hooks compose), so a key the hook omits is kept."
-    ),
-    "first-block-message": (
-        "Several hooks block one call: Claude Code shows the model one block message, that of "
-        "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
-        "configuration order, so the message does not depend on which hook was slower."
-    ),
-}
-
 Hooks = Callable[[Path], dict[str, Any]]
 
 
@@ -58,7 +38,6 @@ class Case:
     markers: tuple[str, ...] = ()
     xfail: str | None = None
     differs: str | None = None
-    needs: str | None = None  # a published package the case runs ("sensorium")
 
 
 def script(d: Path, name: str, body: str) -> str:
@@ -176,7 +155,7 @@ CASES: list[Case] = [
     Case("pre-exit2-json-on-stderr", lambda d: {"PreToolUse": group(str(DATA_HOOKS / "exit2_json.sh"))},
          markers=("json on stderr",)),  # fmt: skip
     Case("pre-published-sensorium", _sensorium, command="cd /nonexistent-oracle-dir && rm -rf ~/",
-         markers=("Catastrophic filesystem wipe",), needs="sensorium"),  # fmt: skip
+         markers=("Catastrophic filesystem wipe",)),  # fmt: skip
     # ---------------------------------------------------------------- PermissionRequest
     Case("permission-request-allow", on("PermissionRequest", specific(
         "PermissionRequest", decision={"behavior": "allow"}), "Bash"), allowed=False),  # fmt: skip

@@ -29,9 +29,8 @@ def _installer(spec: tuple[str, str, str]) -> Callable[[], Installed]:
         try:
             return install_npm(spec)
         except OracleUnavailable as exc:
-            pytest.fail(
-                f"oracle: {exc}\n(set {SKIP_ENV}=1 to skip the oracle tests)", pytrace=False
-            )
+            why = str(exc)
+        pytest.fail(f"oracle: {why}\n(set {SKIP_ENV}=1 to skip the oracle tests)", pytrace=False)
 
     return get
 

@@ -28,10 +28,6 @@ class AgentRun:
     requests: list[Recorded]
     payloads: list[dict[str, Any]] = field(default_factory=list)
 
-    def payload(self, event: str, key: str = "hook_event_name") -> dict[str, Any] | None:
-        """The first payload a recording hook captured for ``event``."""
-        return next((p for p in self.payloads if p.get(key) == event), None)
-
     def bodies(self, path_part: str) -> list[dict[str, Any]]:
         return [r.body for r in self.requests if path_part in r.path and isinstance(r.body, dict)]
 

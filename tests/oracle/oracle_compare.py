@@ -122,9 +122,6 @@ def claude_outcome(
 
 # ---------------------------------------------------------------------- hermes-hooks as the host
 
-#: Fields the real agent sends that no hermes-hooks event argument reads (recorded per event).
-UNREAD: dict[str, set[str]] = {}
-
 
 def to_kwargs(event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     """Our keyword arguments for ``event`` from the payload Claude Code sent for it."""
@@ -134,8 +131,8 @@ def to_kwargs(event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     known = {*wire.CLAUDE_COMMON_KEYS, "tool_name", "tool_input", "tool_use_id"}
     if chosen is not None:
         known.update(chosen.fields)
-    unread = {k for k in payload if k not in known}
-    UNREAD.setdefault(str(payload.get("hook_event_name")), set()).update(unread)
+    # fields no argument of ours reads (prompt_id, effort, ...) are left out: hermes-hooks builds
+    # its own payload for its hooks (test_oracle_payloads.py checks it sends them too)
     kwargs, _ = payloads.to_kwargs(info, {k: v for k, v in payload.items() if k in known})
     return kwargs
 

@@ -100,8 +100,7 @@ def install_npm(spec: tuple[str, str, str]) -> Installed:
     with _locked(entry.with_name(entry.name + ".lock")):
         if not binary.exists():
             if shutil.which("npm") is None:
-                raise OracleUnavailable(f"{what}: npm is not on PATH (install Node.js and npm, "
-                                        f"or set {SKIP_ENV}=1 to skip the oracle tests)")  # fmt: skip
+                raise OracleUnavailable(f"{what}: npm is not on PATH (install Node.js and npm)")
             tmp = entry.with_name(entry.name + ".partial")
             shutil.rmtree(tmp, ignore_errors=True)
             tmp.mkdir(parents=True)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
-from claude_cases import CASES, DIFFERENCES, Case
+from claude_cases import CASES, Case
 from oracle_agents import AgentRun, recorder_command, run_claude
 from oracle_compare import (
     Outcome,
@@ -42,6 +42,27 @@ RECORDED = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest
             "PermissionDenied", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Stop",
             "StopFailure", "Notification", "SessionEnd")  # fmt: skip
 WORKERS = 3
+
+#: Where hermes-hooks deliberately differs from Claude Code, by name; docs/dialects.md explains
+#: each one in its "Claude Code" section. A case names one with ``differs=``.
+DIFFERENCES = {
+    "continue-false-blocks": (
+        "`continue: false` from a PreToolUse hook: Claude Code still runs the tool, then ends the "
+        "agent's turn (the model never sees the result); hermes-hooks has no 'stop the agent' "
+        "answer for a tool call and blocks the call instead, with `stopReason` as the tool "
+        "result (degrade to block, never open)."
+    ),
+    "updated-input-merged": (
+        "`updatedInput`: Claude Code runs the tool with exactly the hook's input (keys it leaves "
+        "out are gone); hermes-hooks shallow-merges every rewrite into the arguments the model "
+        "gave (DESIGN 3.1: rewrites from several hooks compose), so a key the hook omits is kept."
+    ),
+    "first-block-message": (
+        "Several hooks block one call: Claude Code shows the model one block message, that of "
+        "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
+        "configuration order, so the message does not depend on which hook was slower."
+    ),
+}
 
 
 @dataclass
