@@ -156,12 +156,19 @@ CASES: list[Case] = [
          markers=("json on stderr",)),  # fmt: skip
     Case("pre-published-sensorium", _sensorium, command="cd /nonexistent-oracle-dir && rm -rf ~/",
          markers=("Catastrophic filesystem wipe",)),  # fmt: skip
+    Case("pre-defer-headless", pre(specific("PreToolUse", permissionDecision="defer",
+                                            permissionDecisionReason="ORC-M-defer")),
+         allowed=False, differs="defer-is-no-opinion"),
     # ---------------------------------------------------------------- PermissionRequest
     Case("permission-request-allow", on("PermissionRequest", specific(
         "PermissionRequest", decision={"behavior": "allow"}), "Bash"), allowed=False),  # fmt: skip
     Case("permission-request-deny", on("PermissionRequest", specific(
         "PermissionRequest", decision={"behavior": "deny", "message": "ORC-M-permdeny"}), "Bash"),
         allowed=False),  # fmt: skip
+    Case("permission-request-updated-input", lambda d: {"PermissionRequest": group(script(
+        d, "hook.sh", say(specific("PermissionRequest", decision={
+            "behavior": "allow", "updatedInput": {"command": REWRITTEN.format(d=d)}}))))},
+        allowed=False, xfail="PermissionRequest `updatedInput` (issue 13 item 2)"),
     # ---------------------------------------------------------------- PostToolUse(Failure)
     Case("post-decision-block", on("PostToolUse", {"decision": "block", "reason": "ORC-M-post"}, "Bash")),
     Case("post-additional-context", on("PostToolUse", specific(
@@ -169,6 +176,11 @@ CASES: list[Case] = [
     Case("post-exit2", on("PostToolUse", "echo ORC-M-post2 >&2; exit 2", "Bash")),
     Case("post-failure-context", on("PostToolUseFailure", specific(
         "PostToolUseFailure", additionalContext="ORC-C-fail"), "Bash"), command=FAILING),  # fmt: skip
+    Case("post-failure-exit2", on("PostToolUseFailure", "echo ORC-M-failx >&2; exit 2", "Bash"),
+         command=FAILING),
+    Case("post-continue-false-stops", on("PostToolUse", {"continue": False,
+                                                         "stopReason": "ORC-S-post"}, "Bash"),
+         xfail="`continue: false` after a tool ends the turn (issue 13 item 2)"),
     # ---------------------------------------------------------------- UserPromptSubmit
     Case("prompt-decision-block", on("UserPromptSubmit", {"decision": "block", "reason": "ORC-M-ups"})),
     Case("prompt-exit2", on("UserPromptSubmit", "echo ORC-M-ups2 >&2; exit 2")),
@@ -176,11 +188,16 @@ CASES: list[Case] = [
         "UserPromptSubmit", additionalContext="ORC-C-ups"))),  # fmt: skip
     Case("prompt-plain-stdout-context", on("UserPromptSubmit", "echo ORC-C-ups_plain")),
     Case("prompt-brace-text-is-context", on("UserPromptSubmit", "echo '{ORC-C-ups_brace'")),
+    Case("prompt-continue-false", on("UserPromptSubmit", {"continue": False,
+                                                          "stopReason": "ORC-S-ups"})),
     # ---------------------------------------------------------------- SessionStart / Stop
     Case("session-start-context", on("SessionStart", specific(
         "SessionStart", additionalContext="ORC-C-ss"), "startup")),  # fmt: skip
     Case("session-start-plain-stdout", on("SessionStart", "echo ORC-C-ss_plain")),
+    Case("session-start-matcher-miss", on("SessionStart", "echo ORC-C-resume", "resume")),
     Case("stop-block-continues-once", _stop_once),
+    # exit 2 keeps Claude Code going whatever stop_hook_active says (it gives up after ~9 turns)
+    Case("stop-exit2-continues", on("Stop", "echo ORC-M-stopx >&2; exit 2")),
     Case("stop-gate-script", lambda d: {"Stop": group(str(DATA_HOOKS / "stop_gate.sh"), None)},
          markers=("run the tests (active=False)",)),  # fmt: skip
     # ---------------------------------------------------------------- features hermes-hooks lacks

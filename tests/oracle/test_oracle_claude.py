@@ -57,6 +57,11 @@ DIFFERENCES = {
         "out are gone); hermes-hooks shallow-merges every rewrite into the arguments the model "
         "gave (DESIGN 3.1: rewrites from several hooks compose), so a key the hook omits is kept."
     ),
+    "defer-is-no-opinion": (
+        "`permissionDecision: defer`: a headless Claude Code ends the turn there (the call waits "
+        "for an SDK client to decide); hermes-hooks reads `defer` as an explicit no opinion, so "
+        "the host's own permission rule decides (here: not allowed, refused) and the agent goes on."
+    ),
     "first-block-message": (
         "Several hooks block one call: Claude Code shows the model one block message, that of "
         "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
