@@ -17,11 +17,14 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .catalogue import EventInfo
 from .contract import OMIT
 from .results import ToolDecision
+
+if TYPE_CHECKING:
+    from .dialects.base import Translate
 
 HERMES = "hermes"
 CLAUDE = "claude-code"
@@ -192,18 +195,6 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
 # ---------------------------------------------------------------------- answers
 
 
-class Translate:
-    """Reads another agent's parsed answer as one of ours: a callable returning the answer in
-    a shape our answer types read (``None``: nothing to read) and notes on what could not be
-    carried over; ``plain_text``: plain stdout may be context, as in Claude Code."""
-
-    def __init__(self, read: Callable[[dict[str, Any]], tuple[Any, list[str]]], plain_text: bool):
-        self.read, self.plain_text = read, plain_text
-
-    def __call__(self, raw: dict[str, Any]) -> tuple[Any, list[str]]:
-        return self.read(raw)
-
-
 @dataclass(frozen=True)
 class Answer:
     """What one hook run means for its event.
@@ -300,15 +291,19 @@ def _parse(
     if not out:
         return Answer()
     raw = _json_object(out)
-    if raw is None and protocol == CLAUDE and out.startswith("{"):
-        # Claude Code reads output that starts with "{" as JSON: when it is not, the run failed
-        # (onFailure: block / fail_closed then blocks); it is never context for the model.
+    brace = raw is None and protocol == CLAUDE and out.startswith("{")
+    if brace and not info.meta.plain_text_context:
+        # JSON that does not parse: the run failed (onFailure: block / fail_closed then blocks).
         return Answer(failure=f"stdout starts with '{{' but is not a JSON object: {_json_error(out)}",
                       raw=out)  # fmt: skip
     if raw is None:
         if info.meta.plain_text_context and (translate is None or translate.plain_text):
             out = cap(out) if cap is not None else out
-            return Answer(value=info.answer.normalise(out, source), raw=out)
+            # Claude Code passes broken JSON on a context event to the model as text (the
+            # oracle shows it): so do we, and say so.
+            bad = (f"stdout starts with '{{' but is not a JSON object ({_json_error(out)}); it "
+                   "was read as plain text, as Claude Code does: fix the JSON") if brace else None  # fmt: skip
+            return Answer(value=info.answer.normalise(out, source), raw=out, warning=bad)
         return Answer(
             warning=f"stdout is not a JSON object, ignored: {out[:120]!r}",
             raw=out,

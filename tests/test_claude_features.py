@@ -158,16 +158,28 @@ def test_on_failure_continue_is_the_default(home: Path, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- { invalid JSON
 
 
-def test_brace_prefixed_invalid_json_is_an_error_not_context(
+def test_brace_prefixed_invalid_json_fails_on_a_decision_event(
     home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    hook = _script(tmp_path / "half.sh", "echo '{\"hookSpecificOutput\": {'\n")
+    hooks = _load(home, {"PreToolUse": [{"hooks": [{"type": "command", "command": hook}]}]})
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action is None and decision.context is None
+    assert "starts with '{' but is not a JSON object" in caplog.text
+    assert hooks.failures[(hook, "pre_tool_call")] == 1
+
+
+def test_brace_prefixed_invalid_json_on_a_context_event_is_text_and_reported(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Claude Code 2.1.330 gives it to the model as text (tests/oracle: prompt-brace-text-is-context)
     hook = _script(tmp_path / "half.sh", "echo '{\"hookSpecificOutput\": {'\n")
     hooks = _load(home, {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]})
     with caplog.at_level(logging.WARNING, "hermes_hooks"):
         decision = hooks.user_prompt_submit(user_message="hi", session_id="s")
-    assert decision.context is None  # not read as plain text
-    assert "not a JSON object" in caplog.text
-    assert hooks.failures[(hook, "user_prompt_submit")] == 1
+    assert decision.context == '{"hookSpecificOutput": {'
+    assert "read as plain text, as Claude Code does: fix the JSON" in caplog.text
 
 
 def test_plain_text_still_becomes_context(home: Path, tmp_path: Path) -> None:

@@ -7,9 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_hooks import dialects, wire
+from hermes_hooks import dialects
 from hermes_hooks.catalogue import EventInfo, suggest
 from hermes_hooks.contract import AgentEvent
+from hermes_hooks.dialects.base import Translate
 
 from .matching import ShellHook
 
@@ -44,7 +45,7 @@ def env(hook: ShellHook, cwd: str) -> dict[str, str]:
     return dialect.env(cwd) if dialect else {}
 
 
-def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> wire.Translate | None:
+def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> Translate | None:
     """How the hook's answers read as ours (``None``: ours or Claude Code's already)."""
     dialect = dialects.get(hook.protocol)
     if dialect is None:
@@ -66,7 +67,7 @@ def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> wi
         answer, more = dialect.translate(info, event, raw, tool if isinstance(tool, str) else None)
         return answer, notes + more
 
-    return wire.Translate(read, dialect.plain_text_context)
+    return Translate(read, dialect.plain_text_context)
 
 
 #: ``protocol:`` values naming a dialect (besides the dialects' own names).

@@ -158,3 +158,15 @@ def text_of(value: Any) -> str | None:
     if isinstance(value, str) and value.strip():
         return value.strip()
     return None
+
+
+class Translate:
+    """Reads another agent's parsed answer as one of ours: a callable returning the answer in
+    a shape our answer types read (``None``: nothing to read) and notes on what could not be
+    carried over; ``plain_text``: plain stdout may be context, as in Claude Code."""
+
+    def __init__(self, read: Callable[[dict[str, Any]], tuple[Any, list[str]]], plain_text: bool):
+        self.read, self.plain_text = read, plain_text
+
+    def __call__(self, raw: dict[str, Any]) -> tuple[Any, list[str]]:
+        return self.read(raw)

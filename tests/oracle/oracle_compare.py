@@ -1,0 +1,220 @@
+"""Turn one real Claude Code run and one hermes-hooks run of the same case into comparable outcomes.
+
+An :class:`Outcome` is what a hook decision means for the model and the run, with the agent's own
+wording taken away: did the tool run, with which (rewritten) input, was the prompt refused, did the
+agent go on after it wanted to stop (a Stop hook) or stop early, and which hook texts (markers) the
+model saw, and where: ``tool_result`` (what the model reads as the tool's result),
+``context`` (added beside the conversation: system reminders, hook feedback) or
+``prompt_result`` (what the user gets back when the prompt is refused).
+
+hermes-hooks plays the host: it is loaded with the same settings.json and fed, event by event, the
+payload the real agent sent (captured by a recording hook in the real run), translated to our event
+keyword arguments through the event's own contract (hermes_hooks.payloads); the host then acts on
+the typed answers the way the headless agent does (no human to ask: an approval is a refusal; a
+tool the host does not already allow needs a PermissionRequest answer).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hermes_hooks import catalogue, payloads, wire
+
+#: agent -> case id -> "agree" | "differs: <name>" | "xfail" | "disagree"; the summary line per
+#: agent (conftest.py) is printed from it.
+RESULTS: dict[str, dict[str, str]] = {}
+
+
+def record(agent: str, case: str, status: str) -> None:
+    RESULTS.setdefault(agent, {})[case] = status
+
+
+MARKER = re.compile(r"ORC-[A-Z]-[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ran: bool
+    args: dict[str, Any] | None = None
+    prompt_blocked: bool = False
+    continued: bool = False
+    stopped: bool = False
+    seen: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "ran": self.ran,
+            "args": self.args,
+            "prompt_blocked": self.prompt_blocked,
+            "continued": self.continued,
+            "stopped": self.stopped,
+            "seen": sorted(self.seen),
+        }
+
+
+def tokens(text: Any, literals: Iterable[str] = ()) -> set[str]:
+    if not isinstance(text, str):
+        return set()
+    found = set(MARKER.findall(text))
+    found.update(lit for lit in literals if lit in text)
+    return found
+
+
+def _scan(obj: Any, where: str, literals: tuple[str, ...], out: set[tuple[str, str]]) -> None:
+    if isinstance(obj, Mapping):
+        if obj.get("type") == "tool_result":
+            where = "tool_result"
+        if obj.get("type") == "tool_use":
+            return  # the model's own call, not something a hook said
+        for value in obj.values():
+            _scan(value, where, literals, out)
+    elif isinstance(obj, list):
+        for value in obj:
+            _scan(value, where, literals, out)
+    else:
+        out.update((where, t) for t in tokens(obj, literals))
+
+
+# ---------------------------------------------------------------------- the real agent
+
+
+def claude_outcome(
+    bodies: list[dict[str, Any]],
+    stream: str,
+    payloads_seen: list[dict[str, Any]],
+    case_dir: Path,
+    scripted_input: dict[str, Any],
+    literals: tuple[str, ...],
+) -> Outcome:
+    """What the real ``claude -p`` did: ``bodies`` are its main-loop requests to the model."""
+    seen: set[tuple[str, str]] = set()
+    for body in bodies:
+        _scan(body.get("messages"), "context", literals, seen)
+        _scan(body.get("system"), "context", literals, seen)
+    prompt_blocked = not bodies
+    if prompt_blocked:
+        for line in stream.splitlines():
+            event = json.loads(line) if line.startswith("{") else {}
+            if event.get("type") == "result":
+                seen.update(("prompt_result", t) for t in tokens(event.get("result"), literals))
+    ran = (case_dir / "ran").exists() or (case_dir / "ran2").exists()
+    args = None
+    for p in payloads_seen:
+        if p.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure"):
+            if p.get("tool_input") != scripted_input:
+                args = p.get("tool_input")
+            break
+    expected = 2  # one request that asks for the tool, one after its result
+    return Outcome(
+        ran=ran,
+        args=args,
+        prompt_blocked=prompt_blocked,
+        continued=len(bodies) > expected,
+        stopped=0 < len(bodies) < expected,
+        seen=frozenset(seen),
+    )
+
+
+# ---------------------------------------------------------------------- hermes-hooks as the host
+
+
+def to_kwargs(event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Our keyword arguments for ``event`` from the payload Claude Code sent for it."""
+    info = catalogue.get(event)
+    assert info is not None, event
+    chosen = info.claude_named(str(payload.get("hook_event_name")))
+    known = {*wire.CLAUDE_COMMON_KEYS, "tool_name", "tool_input", "tool_use_id"}
+    if chosen is not None:
+        known.update(chosen.fields)
+    # fields no argument of ours reads (prompt_id, effort, ...) are left out: hermes-hooks builds
+    # its own payload for its hooks (test_oracle_payloads.py checks it sends them too)
+    kwargs, _ = payloads.to_kwargs(info, {k: v for k, v in payload.items() if k in known})
+    return kwargs
+
+
+def _first(payloads_seen: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+    return next((p for p in payloads_seen if p.get("hook_event_name") == name), None)
+
+
+def hermes_outcome(
+    hooks: Any,
+    payloads_seen: list[dict[str, Any]],
+    scripted: dict[str, Any],
+    host_allows: bool,
+    literals: tuple[str, ...],
+) -> Outcome:
+    """Fire the case's events through ``hooks`` (a loaded hermes-hooks) as a headless host."""
+    seen: set[tuple[str, str]] = set()
+
+    def note(where: str, text: Any) -> None:
+        seen.update((where, t) for t in tokens(text, literals))
+
+    start = _first(payloads_seen, "SessionStart")
+    if start is not None:
+        note("context", hooks.call("on_session_start", **to_kwargs("on_session_start", start)))
+    prompt = _first(payloads_seen, "UserPromptSubmit") or {
+        "hook_event_name": "UserPromptSubmit", "session_id": "oracle", "prompt": "Run the command, please."
+    }  # fmt: skip
+    decision = hooks.call("user_prompt_submit", **to_kwargs("user_prompt_submit", prompt))
+    if decision.action == "block":
+        note("prompt_result", decision.message)
+        return Outcome(ran=False, prompt_blocked=True, seen=frozenset(seen))
+    note("context", decision.context)
+
+    pre = _first(payloads_seen, "PreToolUse") or {
+        "hook_event_name": "PreToolUse", "session_id": "oracle", "tool_name": "Bash",
+        "tool_input": scripted, "tool_use_id": "toolu_oracle_0",
+    }  # fmt: skip
+    d = hooks.call("pre_tool_call", **to_kwargs("pre_tool_call", pre))
+    note("context", d.context)
+    if d.action in ("block", "approve"):  # nobody to approve in a headless run
+        note("tool_result", d.message)
+        ran = False
+    elif d.action == "allow" or host_allows:
+        ran = True
+    else:
+        ask = _first(payloads_seen, "PermissionRequest") or {
+            **pre,
+            "hook_event_name": "PermissionRequest",
+        }
+        kwargs = to_kwargs("permission_request", ask)
+        kwargs.setdefault("command", (kwargs.get("args") or {}).get("command", ""))
+        answer = hooks.call("permission_request", **kwargs)
+        ran = answer is not None and answer.action == "allow"
+        if answer is not None and answer.action == "deny":
+            note("tool_result", answer.message)
+    if ran:
+        post = _first(payloads_seen, "PostToolUseFailure")
+        status = "error" if post is not None else "ok"
+        post = post or _first(payloads_seen, "PostToolUse")
+        if post is not None:
+            kwargs = to_kwargs("post_tool_call", post)
+            kwargs.update(status=status)
+            kwargs.setdefault("result", kwargs.get("error_message") or "")
+            note("context", hooks.call("post_tool_call", **kwargs))
+    continued = False
+    stop = _first(payloads_seen, "Stop")
+    if stop is not None:
+        verdict = hooks.call("pre_verify", **to_kwargs("pre_verify", stop))
+        if verdict is not None and verdict.action == "continue":
+            continued = True
+            note("context", verdict.message)
+    return Outcome(ran=ran, args=d.args if ran else None, continued=continued, seen=frozenset(seen))
+
+
+def fixture_payload(payload: Mapping[str, Any], case_dir: Path) -> dict[str, Any]:
+    """A captured payload with the run's own paths and ids replaced by placeholders."""
+    text = json.dumps(payload)
+    text = text.replace(str(case_dir), "<case-dir>")
+    out = json.loads(text)
+    for key in ("session_id", "prompt_id", "turn_id", "tool_use_id", "timestamp"):
+        if key in out:
+            out[key] = f"<{key}>"
+    if "transcript_path" in out:
+        out["transcript_path"] = "<transcript_path>"
+    return out
