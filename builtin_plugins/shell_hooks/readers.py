@@ -21,7 +21,8 @@ from .settings_files import read_object, read_settings_file
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
-#: ``hooks_sources`` values: Claude Code's files are always read; the others on request.
+#: ``hooks_sources`` values. ``<home>/settings.json`` and ``hooks_settings_files`` are always read;
+#: ``claude`` adds the files Claude Code itself reads (:mod:`.claude_files`).
 SOURCES = ("claude", *dialects.DIALECTS)
 
 #: Events each agent has that no event of ours stands for, and why they cannot fire here.
@@ -287,7 +288,7 @@ def sources(config: Mapping[str, Any], reader: Reader, origin: str) -> list[str]
             reader.warn(f"hooks_sources in {origin}: unknown source {item!r}"
                         + (f" (did you mean {hint!r}?)" if hint else "")
                         + f"; expected {', '.join(SOURCES)}")  # fmt: skip
-        elif name != "claude" and name not in chosen:
+        elif name not in chosen:
             chosen.append(name)
     return chosen
 
@@ -318,10 +319,17 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
             path = base / path
         if path not in files:
             files.append(path)
+    project = Path(resolve.current_dir())
+    chosen = sources(config, reader, origin)
+    if "claude" in chosen:  # Claude Code's own files, where Claude Code keeps them
+        from .claude_files import claude_files
+
+        files += [p for p in claude_files(project, reader.warn) if p.is_file() and p not in files]
     for path in files:
         read_settings_file(path, reader)
-    project = Path(resolve.current_dir())
-    for source in sources(config, reader, origin):
+    for source in chosen:
+        if source == "claude":
+            continue
         for path in files_of(source, project):
             if path.is_file():
                 read_agent_file(source, path, reader, project)
