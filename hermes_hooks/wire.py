@@ -177,6 +177,10 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
         "permission_mode": get("permission_mode") or "default",
         "hook_event_name": chosen.name if chosen is not None else info.name,
     }
+    if get("turn_id"):  # the user prompt the event belongs to: Hermes' turn
+        out["prompt_id"] = get("turn_id")
+    if get("effort"):  # the reasoning effort, when the host says it
+        out["effort"] = get("effort")
     if (chosen is None or chosen.tool) and info.tool_event:
         tool = get("tool_name")
         out["tool_name"] = claude_tool_name(tool)

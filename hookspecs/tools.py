@@ -6,7 +6,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, ToolAnswers, Transform
-from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, either, flag, tool_response
+from hermes_hooks.contract import (
+    AgentEvent,
+    ClaudeEvent,
+    arg,
+    const,
+    either,
+    flag,
+    optional,
+    tool_response,
+)
 from hermes_hooks.dialects import fields as f
 from hermes_hooks.markers import event
 from hermes_hooks.results import ToolDecision
@@ -150,7 +159,11 @@ def pre_tool_call(
     claude=(
         ClaudeEvent(
             "PostToolUse",
-            fields={"tool_use_id": arg("tool_call_id"), "tool_response": tool_response},
+            fields={
+                "tool_use_id": arg("tool_call_id"),
+                "tool_response": tool_response,
+                "duration_ms": optional("duration_ms"),
+            },  # fmt: skip
             when=lambda kw: kw.get("status") not in ("error", "blocked"),
             matcher="tool_name",
             tool=True,
@@ -161,6 +174,7 @@ def pre_tool_call(
                 "tool_use_id": arg("tool_call_id"),
                 "error": either("error_message", "result"),
                 "is_interrupt": flag("interrupted"),
+                "duration_ms": optional("duration_ms"),
             },
             when=lambda kw: kw.get("status") == "error",
             matcher="tool_name",

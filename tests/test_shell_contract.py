@@ -32,8 +32,8 @@ TOOL = {"tool_name", "tool_input"}
 #: The exact keys of every Claude Code payload we send, written out (not derived from the specs).
 CLAUDE_KEYS = {
     "PreToolUse": COMMON | TOOL | {"tool_use_id"},
-    "PostToolUse": COMMON | TOOL | {"tool_use_id", "tool_response"},
-    "PostToolUseFailure": COMMON | TOOL | {"tool_use_id", "error", "is_interrupt"},
+    "PostToolUse": COMMON | TOOL | {"tool_use_id", "tool_response", "duration_ms"},
+    "PostToolUseFailure": COMMON | TOOL | {"tool_use_id", "error", "is_interrupt", "duration_ms"},
     "UserPromptSubmit": COMMON | {"prompt"},
     "Stop": COMMON | {"stop_hook_active", "last_assistant_message"},
     "SessionStart": COMMON | {"source", "model"},
@@ -124,6 +124,9 @@ def test_payload_keys_are_exactly_the_protocol_s(
     else:
         expected = CLAUDE_KEYS[claude]
         assert claude_code["hook_event_name"] == claude
+    if kwargs.get("turn_id"):  # the turn is Claude Code's prompt
+        expected = expected | {"prompt_id"}
+        assert claude_code["prompt_id"] == kwargs["turn_id"]
     assert set(claude_code) == expected
 
 

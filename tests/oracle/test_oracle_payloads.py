@@ -34,12 +34,11 @@ EVENTS: dict[str, tuple[str, dict[str, Any]]] = {
 #: Fields Claude Code 2.1.330 sends that our payload for the event lacks.
 MISSING = {
     "UserPromptSubmit": "prompt_id",
-    "PreToolUse": "effort, prompt_id",
+    "PreToolUse": "effort",
     "PermissionRequest": "effort, prompt_id",
-    "PostToolUse": "duration_ms, effort, prompt_id",
-    "PostToolUseFailure": "duration_ms, effort, prompt_id",
+    "PostToolUse": "effort",
+    "PostToolUseFailure": "effort",
     "Stop": "background_tasks, effort, prompt_id, session_crons",
-    "SessionEnd": "prompt_id",
 }
 
 
