@@ -1,6 +1,8 @@
 """Side by side with Hermes Agent 0.19, in one run: dispatch with no hook, 1 and 10 Python
-callbacks, a blocking answer in each dialect, 1 and 5 shell hooks (Hermes' own shell hooks run
-one after another; ours at once), and ``hooks list`` cold start of both CLIs.
+callbacks, a blocking answer in each dialect, the floor of those rows (a bare loop calling the
+same callbacks), 1 and 5 shell hooks (Hermes' own shell hooks run one after another; ours at
+once), a warm worker (Hermes has none: its one-shot hook is the comparison), and ``hooks list``
+cold start of both CLIs.
 
 Usage: ``python bench/hermes.py [--quick] [--write]``. The first run makes a bench venv
 (``.bench-venv/``: hermes-agent==0.19.0 and this checkout, editable) and re-runs itself there.
@@ -133,6 +135,7 @@ def dispatch_rows(number: int, rounds: int) -> dict[str, Any]:
 
 
 SHELL_SCRIPT = "#!/bin/sh\ncat >/dev/null\necho '{}'\n"
+WORKER_SCRIPT = "from hermes_hooks.worker import serve\nserve(lambda event, payload: None)\n"
 
 
 def shell_rows(number: int, rounds: int) -> dict[str, Any]:
@@ -169,9 +172,48 @@ def shell_rows(number: int, rounds: int) -> dict[str, Any]:
             lambda ours=ours: ours.pre_tool_call(**KW),
             theirs,
         )
+        if count == 1:  # Hermes has no warm workers: its one-shot hook is what it offers
+            worker = folder / "worker.py"
+            worker.write_text(WORKER_SCRIPT)
+            home = folder / "home-worker"
+            home.mkdir()
+            entry = {"command": f"{sys.executable} {worker}", "persistent": True, "warm": True}
+            warm = hermes_hooks.load(home, {"hooks": {"pre_tool_call": [entry]},
+                                            "hooks_auto_accept": True}, entry_points=False)  # fmt: skip
+            pairs["a warm worker vs Hermes' one-shot shell hook (ms)"] = (
+                lambda warm=warm: warm.pre_tool_call(**KW),
+                theirs,
+            )
     rows = interleave(pairs, number, rounds)
     return {k: ((ob / 1000, om / 1000), (tb / 1000, tm / 1000))
             for k, ((ob, om), (tb, tm)) in rows.items()}  # fmt: skip
+
+
+def floor_rows(number: int, rounds: int) -> dict[str, Any]:
+    """What any dispatcher of Hermes-style callbacks pays: a bare loop calling the same
+    callbacks with every argument (``cb(**kwargs)``), beside Hermes' run loop."""
+    from hermes_cli import plugins as hp
+
+    manager = hp.get_plugin_manager()
+    pairs: dict[str, tuple[Callable[[], Any], Callable[[], Any]]] = {}
+    for count, answer in ((10, None), (1, BLOCKS["Hermes {action: block}"])):
+        callbacks = [lambda answer=answer, **kw: answer for _ in range(count)]
+        table = {"pre_tool_call": callbacks}
+
+        def bare(callbacks: list[Any] = callbacks) -> Any:
+            for cb in callbacks:
+                result = cb(**KW)
+                if result is not None:
+                    return result
+            return None
+
+        def theirs(table: dict[str, list[Any]] = table) -> Any:
+            manager._hooks = table
+            return hp.resolve_pre_tool_block(**KW)
+
+        what = "10 callbacks, no opinion" if count == 10 else "blocking answer"
+        pairs[f"floor: a bare loop, {what}"] = (bare, theirs)
+    return interleave(pairs, number, rounds)
 
 
 def compiled(env: dict[str, str]) -> None:
@@ -232,6 +274,7 @@ def main() -> None:
     os.environ.setdefault("HERMES_HOME", tempfile.mkdtemp(prefix="bench-hermes-"))
     rounds = 3 if args.quick else 9
     rows = dispatch_rows(2000 if args.quick else 20000, rounds)
+    rows.update(floor_rows(2000 if args.quick else 20000, rounds))
     rows.update(shell_rows(5 if args.quick else 20, rounds))
     rows.update(cold_start(3 if args.quick else 11))
     text = render(rows, rounds)
