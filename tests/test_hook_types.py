@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -173,3 +175,20 @@ def test_malformed_entries_are_reported_with_file_and_entry(home, caplog):
     )
     assert f"{where % 3}: unknown key 'command' for a hook of type 'http'" in caplog.text
     assert f"{where % 4}: prompt placeholder " in caplog.text
+
+
+def test_command_hooks_alone_do_not_import_the_http_or_prompt_runners(tmp_path: Path) -> None:
+    home = tmp_path / "lean-home"
+    home.mkdir()
+    (home / "config.yaml").write_text(
+        "hooks_auto_accept: true\nhooks:\n  pre_tool_call:\n    - {command: 'true'}\n"
+    )
+    code = (
+        "import sys, hermes_hooks; h = hermes_hooks.load(sys.argv[1], entry_points=False); "
+        "h.pre_tool_call(tool_name='terminal', args={}); "
+        "p = 'hermes_hooks.builtin_plugins.shell_hooks.'; "
+        "print(sorted(m for m in ('remote', 'judge', 'template') if p + m in sys.modules), "
+        "'http.client' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(home)], capture_output=True, text=True)
+    assert out.stdout.strip() == "[] False", out.stderr

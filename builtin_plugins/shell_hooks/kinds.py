@@ -10,22 +10,25 @@ send the payload out, so a URL the entry names must match ``allowed_http_hook_ur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from hermes_hooks import process
 from hermes_hooks.catalogue import EventInfo
 
-from . import judge, remote
 from .matching import ShellHook
 
-_KEYS: dict[str, tuple[str, ...]] = {"http": remote.KEYS, "prompt": judge.KEYS}
+# remote and judge (and, through them, http.client, ssl and a thread pool) are imported only
+# when an entry of their type is read or run: a config of command hooks does not pay for them.
 _COMMON = ("type", "matcher", "timeout", "fail_closed", "priority", "name", "protocol",
            "required", "canary")  # fmt: skip
 
 
 def keys(kind: str) -> tuple[str, ...]:
     """The keys an entry of ``kind`` (not ``command``) may have."""
-    return (*_COMMON, *_KEYS.get(kind, ()))
+    from . import judge, remote
+
+    return (*_COMMON, *{"http": remote.KEYS, "prompt": judge.KEYS}.get(kind, ()))
 
 
 def read(
@@ -37,12 +40,16 @@ def read(
     info: EventInfo,
 ) -> tuple[str, dict[str, Any]] | None:
     """The command label and options of an entry of ``kind`` (``None``: skipped, reported)."""
+    from . import judge, remote
+
     if kind == "http":
         return remote.read(raw, where, warn, settings)
     return judge.read(raw, where, warn, settings, info)
 
 
 def default_timeout(kind: str) -> float:
+    from . import judge, remote
+
     return remote.DEFAULT_TIMEOUT if kind == "http" else judge.DEFAULT_TIMEOUT
 
 
@@ -57,10 +64,37 @@ def short(label: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
+Batch = Sequence[tuple[ShellHook, process.Command]]
+
+
+def _http(batch: Batch) -> list[process.Outcome]:
+    from . import remote
+
+    return remote.transport(batch)
+
+
+def _prompt(batch: Batch) -> list[process.Outcome]:
+    from . import judge
+
+    return judge.transport(batch)
+
+
+def _http_problem(hook: ShellHook) -> str | None:
+    from . import remote
+
+    return remote.problem(hook)
+
+
+def _prompt_problem(hook: ShellHook) -> str | None:
+    from . import judge
+
+    return judge.problem(hook)
+
+
 #: How each type runs: a batch of (hook, prepared command) in, outcomes out.
-TRANSPORTS = {"http": remote.transport, "prompt": judge.transport}
+TRANSPORTS = {"http": _http, "prompt": _prompt}
 #: Why a hook of that type cannot run as configured (``None``: it can).
 PROBLEMS: dict[str, Callable[[ShellHook], str | None]] = {
-    "http": remote.problem,
-    "prompt": judge.problem,
+    "http": _http_problem,
+    "prompt": _prompt_problem,
 }
