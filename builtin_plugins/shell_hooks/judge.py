@@ -23,7 +23,6 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from hermes_hooks import http, process
@@ -137,10 +136,7 @@ def problem(hook: ShellHook) -> str | None:
 
 def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
     """Ask the model for every hook of the batch at once; outcomes in order."""
-    if len(batch) == 1:
-        return [ask(*batch[0])]
-    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="hermes-judge") as pool:
-        return list(pool.map(lambda pair: ask(*pair), batch))
+    return remote.at_once(batch, ask, "hermes-judge")
 
 
 def ask(hook: ShellHook, command: process.Command) -> process.Outcome:

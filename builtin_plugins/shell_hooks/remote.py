@@ -91,12 +91,22 @@ def problem(hook: ShellHook) -> str | None:
     return hook.options.get("refused")
 
 
+def at_once(
+    batch: Sequence[tuple[ShellHook, process.Command]],
+    one: Callable[[ShellHook, process.Command], process.Outcome],
+    name: str,
+) -> list[process.Outcome]:
+    """``one`` for every hook of the batch, side by side (a thread each but the first's);
+    outcomes in order."""
+    if len(batch) == 1:
+        return [one(*batch[0])]
+    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix=name) as pool:
+        return list(pool.map(lambda pair: one(*pair), batch))
+
+
 def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
     """POST every hook of the batch at once; outcomes in order."""
-    if len(batch) == 1:
-        return [send(*batch[0])]
-    with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix="hermes-http") as pool:
-        return list(pool.map(lambda pair: send(*pair), batch))
+    return at_once(batch, send, "hermes-http")
 
 
 def send(hook: ShellHook, command: process.Command) -> process.Outcome:

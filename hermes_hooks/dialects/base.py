@@ -170,3 +170,10 @@ class Translate:
 
     def __call__(self, raw: dict[str, Any]) -> tuple[Any, list[str]]:
         return self.read(raw)
+
+
+#: The top-level answer keys of the agents whose answers are shaped like Claude Code's.
+CLAUDE_SHAPED_KEYS = frozenset(
+    {"continue", "stopReason", "systemMessage", "suppressOutput", "decision", "reason",
+     "hookSpecificOutput"}
+)  # fmt: skip

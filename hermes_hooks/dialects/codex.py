@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import Dialect, Translated
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated
 
 LABEL = "Codex"
 
@@ -74,16 +74,6 @@ DIALECT = Dialect(
     translate=translate,
     default_timeout=600.0,
     plain_text_context=True,
-    answer_keys=frozenset(
-        {
-            "continue",
-            "stopReason",
-            "systemMessage",
-            "suppressOutput",
-            "decision",
-            "reason",
-            "hookSpecificOutput",
-        }
-    ),
+    answer_keys=CLAUDE_SHAPED_KEYS,
     matcher_names={"Bash": ("exec_command", "shell", "local_shell")},
 )

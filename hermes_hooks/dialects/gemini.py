@@ -10,7 +10,7 @@ from typing import Any
 
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import Dialect, Translated, block_unknown, iso_now, text_of
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, block_unknown, iso_now, text_of
 
 LABEL = "Gemini CLI"
 
@@ -95,17 +95,7 @@ DIALECT = Dialect(
     common=common,
     translate=translate,
     timeout_unit=0.001,
-    answer_keys=frozenset(
-        {
-            "continue",
-            "stopReason",
-            "systemMessage",
-            "suppressOutput",
-            "decision",
-            "reason",
-            "hookSpecificOutput",
-        }
-    ),
+    answer_keys=CLAUDE_SHAPED_KEYS,
     default_timeout=60.0,
     env=env,
 )
