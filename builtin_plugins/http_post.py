@@ -15,7 +15,7 @@ from hermes_hooks.builtin_plugins import switches
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.http import fill_headers, post_json, url_allowed
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -69,11 +69,7 @@ class HttpPost(SourceBase):
         return impl
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {"event": info.name, "name": NAME, "source": "builtin", "status": "active",
-             "matcher": self.url, "style": "builtin"}
-            for info in self.events
-        ]  # fmt: skip
+        return builtin_rows(NAME, [info.name for info in self.events], self.url)
 
 
 def setup(hooks: Hooks) -> HttpPost | None:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import PromptDecision, ToolDecision
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -91,17 +91,7 @@ class MaxIterations(SourceBase):
             self.calls.pop(new_session_id or "", None)
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "event": event,
-                "name": NAME,
-                "source": "builtin",
-                "status": "active",
-                "matcher": f"{self.limit} model calls per session",
-                "style": "builtin",
-            }
-            for event in self.EVENTS
-        ]
+        return builtin_rows(NAME, self.EVENTS, f"{self.limit} model calls per session")
 
 
 def limit_of(value: Any) -> int | str:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -130,18 +130,8 @@ class RedactSecrets(SourceBase):
         return True  # a failure withholds the value instead of letting a secret through
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "event": event,
-                "name": "builtin:redact_secrets",
-                "source": "builtin",
-                "status": "active",
-                "matcher": f"{len(self.redactor.patterns)} patterns",
-                "fail_closed": True,
-                "style": "builtin",
-            }
-            for event in self.events
-        ]
+        matcher = f"{len(self.redactor.patterns)} patterns"
+        return builtin_rows("builtin:redact_secrets", self.events, matcher, fail_closed=True)
 
 
 def setup(hooks: Hooks) -> RedactSecrets | None:

@@ -31,7 +31,7 @@ from hermes_hooks.shadow import (
     data_dir,
     toplevel,
 )
-from hermes_hooks.sources import SourceBase, report
+from hermes_hooks.sources import SourceBase, builtin_rows, report
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -116,11 +116,8 @@ class Snapshots(SourceBase):
                         message)  # fmt: skip
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {"event": info.name, "name": NAME, "source": "builtin", "status": "active",
-             "matcher": f"new files ≤ {self.max_file_bytes} bytes", "style": "builtin"}
-            for info in self.events
-        ]  # fmt: skip
+        matcher = f"new files ≤ {self.max_file_bytes} bytes"
+        return builtin_rows(NAME, [info.name for info in self.events], matcher)
 
 
 def setup(hooks: Hooks) -> Snapshots | None:

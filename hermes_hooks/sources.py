@@ -8,7 +8,7 @@ methods, never through attributes found by name. Register one with
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol, runtime_checkable
 
 
@@ -82,3 +82,14 @@ class SourceBase:
 
     def take_wakeups(self, session_id: str | None = None) -> list[Any]:
         return []
+
+
+def builtin_rows(
+    name: str, events: Iterable[str], matcher: Any, **extra: Any
+) -> list[dict[str, Any]]:
+    """A built-in's ``hermes hooks list`` rows: one per event, active, with what it matches."""
+    return [
+        {"event": event, "name": name, "source": "builtin", "status": "active",
+         "matcher": matcher, "style": "builtin", **extra}
+        for event in events
+    ]  # fmt: skip
