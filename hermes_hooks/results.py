@@ -134,17 +134,22 @@ class PromptDecision:
 @dataclass(frozen=True)
 class PermissionAnswer:
     """A ``permission_request`` hook's answer: ``action`` ``"allow"``/``"deny"``/``None``,
-    ``scope`` ``"once"``/``"session"``/``"always"``, ``message``."""
+    ``scope`` ``"once"``/``"session"``/``"always"``, ``message``; with an allow, ``args`` are
+    the arguments to run the call with instead (Claude Code's ``updatedInput``; ``None``: as
+    asked)."""
 
     action: PermissionAction | None = None
     scope: Scope = "once"
     message: str | None = None
     source: str | None = None
+    args: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         _check("PermissionAnswer", "action", self.action, ("allow", "deny", None))
         _check("PermissionAnswer", "scope", self.scope, ("once", "session", "always"))
         _check_texts(self, "message", "source")
+        if self.args is not None and not isinstance(self.args, Mapping):
+            raise InvalidAnswer(f"PermissionAnswer(args={self.args!r}): args must be a mapping")
 
 
 @dataclass(frozen=True)

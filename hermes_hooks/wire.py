@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from .catalogue import EventInfo
 from .contract import OMIT
-from .results import ToolDecision
 
 if TYPE_CHECKING:
     from .dialects.base import Translate
@@ -387,11 +386,6 @@ def _value(
             answer_type.explain(raw)
             or "a block without a message (add 'message', or 'reason' for Claude Code)"
         ) + "; blocked with the default message naming the hook"
-    if (
-        protocol == CLAUDE
-        and isinstance(value, ToolDecision)
-        and value.args is not None
-        and tool is not None
-    ):
-        value = replace(value, args=args_from_claude(tool, value.args))
+    if protocol == CLAUDE and getattr(value, "args", None) is not None and tool is not None:
+        value = replace(value, args=args_from_claude(tool, value.args))  # a rewrite, Claude-named
     return value, "", defaulted

@@ -62,7 +62,9 @@ def permission_request(
     :param transcript_path: the host's transcript file, when it keeps one.
 
     Return ``None`` to let the human decide, or a :class:`~hermes_hooks.PermissionAnswer`-shaped
-    dict: ``{"action": "allow"|"deny", "scope": "once"|"session"|"always", "message": str}``.
+    dict: ``{"action": "allow"|"deny", "scope": "once"|"session"|"always", "message": str}``;
+    an allow may add ``"args"``: the arguments to run the call with instead (Claude Code's
+    ``updatedInput``), which the host uses in place of the ones it asked about.
     Claude Code's ``{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny",
     "message": str}}}`` is accepted. Combining: stops at the first valid answer (pluggy
     ``firstresult``).

@@ -404,3 +404,31 @@ def test_mcp_tool_call_past_its_timeout_is_a_timed_out_run(home: Path) -> None:
     finally:
         release.set()
     assert decision.action == "block" and "timed out" in (decision.message or "")
+
+
+# ---------------------------------------------------------------------- PermissionRequest updatedInput
+
+
+def test_permission_request_allow_with_updated_input_rewrites_the_call(
+    home: Path, tmp_path: Path
+) -> None:
+    answer = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {
+        "behavior": "allow", "updatedInput": {"file_path": "/tmp/safe.txt", "content": "x"}}}}  # fmt: skip
+    hook = _script(tmp_path / "perm.sh", f"cat >/dev/null; echo '{json.dumps(answer)}'\n")
+    hooks = _load(
+        home, {"PermissionRequest": _group({"type": "command", "command": hook}, "Write")}
+    )
+    got = hooks.permission_request(tool_name="write_file", args={"path": "/etc/x", "content": "x"})
+    assert got.action == "allow"
+    assert got.args == {"path": "/tmp/safe.txt", "content": "x"}  # read back in the host's names
+
+
+def test_permission_answer_args_from_python_and_deny_keeps_none() -> None:
+    from hermes_hooks.answers import PermissionAnswers
+    from hermes_hooks.results import InvalidAnswer, PermissionAnswer
+
+    read = PermissionAnswers().normalise
+    assert read({"action": "allow", "args": {"command": "ls"}}, "p").args == {"command": "ls"}
+    assert read({"action": "deny", "args": {"command": "ls"}}, "p").args is None
+    with pytest.raises(InvalidAnswer):
+        PermissionAnswer("allow", args="ls")  # type: ignore[arg-type]  # the check under test

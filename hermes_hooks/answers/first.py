@@ -26,9 +26,9 @@ _SCOPES: dict[str, Scope] = {"once": "once", "session": "session", "always": "al
 
 
 class PermissionAnswers(AnswerType):
-    """``permission_request``: ``{"action": "allow"|"deny", "scope", "message"}``, Claude Code
-    ``hookSpecificOutput.decision.behavior``; a :class:`~hermes_hooks.PermissionAnswer`. A
-    block (exit 2, ``fail_closed``) is a deny."""
+    """``permission_request``: ``{"action": "allow"|"deny", "scope", "message", "args"}``, Claude
+    Code ``hookSpecificOutput.decision.behavior`` (with ``updatedInput``); a
+    :class:`~hermes_hooks.PermissionAnswer`. A block (exit 2, ``fail_closed``) is a deny."""
 
     kind = "first"
     result = PermissionAnswer
@@ -46,6 +46,8 @@ class PermissionAnswers(AnswerType):
             "scope": None,
             "message": None,
             "reason": None,
+            "args": None,
+            "hookSpecificOutput.decision.updatedInput": None,
         },
         shape="{'action': 'allow'|'deny', 'scope': 'once'|'session'|'always', 'message': str} "
         "or Claude Code's hookSpecificOutput.decision.behavior",
@@ -65,7 +67,9 @@ class PermissionAnswers(AnswerType):
             return None
         scope = _SCOPES.get(str(m.get("scope") or decision.get("scope") or "once"), "once")
         message = text(m.get("message")) or text(decision.get("message")) or text(m.get("reason"))
-        return PermissionAnswer(action=action, scope=scope, message=message, source=source)
+        updated = mapping(decision.get("updatedInput")) or mapping(m.get("args"))
+        args = dict(updated) if updated is not None and action == "allow" else None
+        return PermissionAnswer(action, scope, message, source, args)
 
     def blocked(self, message: str, source: str | None) -> Any:
         return PermissionAnswer(action="deny", message=message or None, source=source)

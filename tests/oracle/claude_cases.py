@@ -168,7 +168,7 @@ CASES: list[Case] = [
     Case("permission-request-updated-input", lambda d: {"PermissionRequest": group(script(
         d, "hook.sh", say(specific("PermissionRequest", decision={
             "behavior": "allow", "updatedInput": {"command": REWRITTEN.format(d=d)}}))))},
-        allowed=False, xfail="PermissionRequest `updatedInput` (issue 13 item 2)"),
+        allowed=False),
     # ---------------------------------------------------------------- PostToolUse(Failure)
     Case("post-decision-block", on("PostToolUse", {"decision": "block", "reason": "ORC-M-post"}, "Bash")),
     Case("post-additional-context", on("PostToolUse", specific(

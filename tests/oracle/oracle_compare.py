@@ -16,6 +16,7 @@ tool the host does not already allow needs a PermissionRequest answer).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -186,6 +187,8 @@ def hermes_outcome(
         kwargs.setdefault("command", (kwargs.get("args") or {}).get("command", ""))
         answer = hooks.call("permission_request", **kwargs)
         ran = answer is not None and answer.action == "allow"
+        if ran and answer.args is not None:  # the allow rewrote the call (updatedInput)
+            d = dataclasses.replace(d, args=answer.args)
         if answer is not None and answer.action == "deny":
             note("tool_result", answer.message)
     if ran:
