@@ -202,8 +202,7 @@ CASES: list[Case] = [
          markers=("run the tests (active=False)",)),  # fmt: skip
     # ---------------------------------------------------------------- features hermes-hooks lacks
     Case("post-tool-batch-context", on("PostToolBatch", specific(
-        "PostToolBatch", additionalContext="ORC-C-batch")),
-        xfail="no PostToolBatch event in hermes-hooks (issue 13 item 2)"),  # fmt: skip
+        "PostToolBatch", additionalContext="ORC-C-batch"))),  # fmt: skip
     # ---------------------------------------------------------------- Claude Code handler fields
     Case("pre-if-filter", pre("echo ORC-M-if >&2; exit 2", **{"if": "Bash(rm *)"})),
     Case("pre-args-exec-form", lambda d: {"PreToolUse": group(

@@ -200,6 +200,18 @@ def hermes_outcome(
             kwargs.update(status=status)
             kwargs.setdefault("result", kwargs.get("error_message") or "")
             note("context", hooks.call("post_tool_call", **kwargs))
+    batch = _first(payloads_seen, "PostToolBatch")
+    if batch is not None:  # the calls of the model's answer, as the host reports them
+        calls = [
+            {"tool_name": wire.host_tool_name(c.get("tool_name")),
+             "args": wire.args_from_claude(wire.host_tool_name(c.get("tool_name")),
+                                           c.get("tool_input") or {}),
+             "tool_call_id": c.get("tool_use_id"), "result": str(c.get("tool_response") or ""),
+             "status": "ok"}
+            for c in batch.get("tool_calls") or [] if isinstance(c, Mapping)
+        ]  # fmt: skip
+        note("context", hooks.call("post_tool_batch", tool_calls=calls,
+                                   session_id=batch.get("session_id") or ""))  # fmt: skip
     continued = False
     stop = _first(payloads_seen, "Stop")
     if stop is not None:
