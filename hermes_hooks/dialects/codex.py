@@ -1,7 +1,7 @@
 """Codex's hook dialect: Claude Code's shape (``hooks.json`` or ``[hooks]`` of ``config.toml``,
 PascalCase events, ``matcher`` groups, ``hookSpecificOutput``), with Codex's own payload fields
 (``model``, ``turn_id``) and its shell tool reported as ``Bash`` (the model calls it
-``exec_command`` or ``shell``; a matcher may use any of the three names).
+``exec_command`` or ``shell``, but a matcher sees only ``Bash``, as in Codex 0.169: tests/oracle).
 
 Codex reads ``PreToolUse`` answers strictly: only a deny (``permissionDecision: "deny"`` or
 ``decision: "block"``, with a reason) has an effect; ``allow``, ``approve`` and ``updatedInput``
@@ -85,5 +85,4 @@ DIALECT = Dialect(
             "hookSpecificOutput",
         }
     ),
-    matcher_names={"Bash": ("exec_command", "shell", "local_shell")},
 )
