@@ -213,7 +213,7 @@ def pre_tool_call(
                 },
                 matcher="tool_name",
                 tool=True,
-                answers="decision block + reason",
+                answers="decision block + reason, continue false + stopReason, additionalContext",
             ),
         ),
         "cursor": (

@@ -102,6 +102,19 @@ def test_ask_asks_for_approval_where_codex_would_fail_open(agents: Agents):
     assert (decision.action, decision.message) == ("approve", "confirm push")
 
 
+def test_post_tool_use_continue_false_gives_the_stop_reason_as_feedback(agents: Agents):
+    """Codex 0.169 shows a PostToolUse ``stopReason`` to the model with the call's output and
+    goes on (tests/oracle case post-continue-false)."""
+    script = agents.script(agents.project / "stop.py", """\
+        print(json.dumps({"continue": False, "stopReason": "tests are red"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PostToolUse": [group(str(script), "Bash")]})
+    hooks = agents.load(["codex"])
+    feedback = hooks.post_tool_call(tool_name="terminal", args={"command": "x"}, result="ok",
+                                    status="ok")  # fmt: skip
+    assert feedback == "tests are red"
+
+
 def test_prompt_context_session_start_text_and_stop_continuation(agents: Agents):
     ctx = agents.script(agents.project / "ctx.py", """\
         record()

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import Dialect, Translated
+from .base import Dialect, Translated, text_of
 
 LABEL = "Codex"
 
@@ -41,6 +41,8 @@ def translate(
     info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
 ) -> Translated:
     """A Codex answer: Claude Code's shape, read with Codex's rules for tool calls."""
+    if info.tool_event and info.kind == "context" and raw.get("continue") is False:
+        return _stop_after_tool(raw), []
     if not info.tool_event or not info.can_block:
         return raw, []
     notes: list[str] = []
@@ -64,6 +66,16 @@ def translate(
             notes.append(f"{LABEL} does not rewrite tool input (updatedInput is not carried over)")
         out["hookSpecificOutput"] = spec
     return out, notes
+
+
+def _stop_after_tool(raw: dict[str, Any]) -> dict[str, Any]:
+    """PostToolUse ``continue: false``: Codex 0.169 gives the model ``stopReason`` with the
+    call's output and goes on (tests/oracle case post-continue-false); so do we, as feedback."""
+    out = {k: v for k, v in raw.items() if k not in ("continue", "stopReason")}
+    reasons = [t for t in (text_of(out.get("reason")), text_of(raw.get("stopReason"))) if t]
+    out["decision"] = "block"
+    out["reason"] = "\n".join(reasons) or "stopped by a PostToolUse hook"
+    return out
 
 
 DIALECT = Dialect(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from claude_cases import REWRITTEN, Case, Hooks, say, script, specific
-from gemini_cases import once
+from gemini_cases import once, once_exit2
 
 
 def on(event: str, answer_or_body: dict[str, Any] | str, matcher: str | None = None) -> Hooks:
@@ -67,6 +67,8 @@ CASES: list[Case] = [
     Case("post-additional-context",
          on("PostToolUse", specific("PostToolUse", additionalContext="ORC-C-post"), "Bash"),
          differs="post-context-in-result"),  # fmt: skip
+    Case("post-continue-false",
+         on("PostToolUse", {"continue": False, "stopReason": "ORC-S-post"}, "Bash")),  # fmt: skip
     Case("post-exit2", on("PostToolUse", "echo ORC-M-post2 >&2; exit 2", "Bash")),
     # ---------------------------------------------------------------- UserPromptSubmit
     Case("prompt-decision-block", on("UserPromptSubmit", {"decision": "block", "reason": "ORC-M-ups"}),
@@ -83,5 +85,7 @@ CASES: list[Case] = [
     Case("session-start-context",
          on("SessionStart", specific("SessionStart", additionalContext="ORC-C-ss"), "startup")),  # fmt: skip
     Case("session-start-plain-stdout", on("SessionStart", "echo ORC-C-ss_plain")),
+    Case("session-start-matcher-miss", on("SessionStart", "echo ORC-C-resume", "resume")),
+    Case("stop-exit2-continues-once", once_exit2("Stop", "ORC-M-stop2")),
     Case("stop-block-continues-once", once("Stop", {"decision": "block", "reason": "ORC-M-stop"})),
 ]  # fmt: skip

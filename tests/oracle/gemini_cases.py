@@ -49,6 +49,22 @@ def once(event: str, answer: dict[str, Any]) -> Hooks:
     return build
 
 
+def once_exit2(event: str, reason: str) -> Hooks:
+    """A hook exiting 2 with ``reason`` on stderr unless ``stop_hook_active``."""
+
+    def build(d: Path) -> dict[str, Any]:
+        path = d / "once.sh"
+        code = (
+            "import json,sys; sys.exit(0 if json.loads(sys.argv[1]).get('stop_hook_active') else 2)"
+        )
+        path.write_text(f'#!/bin/sh\ninput=$(cat)\npython3 -c {shlex.quote(code)} "$input" '
+                        f"|| {{ echo {reason} >&2; exit 2; }}\n")  # fmt: skip
+        path.chmod(0o755)
+        return {event: _group(str(path), None)}
+
+    return build
+
+
 def _rewrite(d: Path) -> dict[str, Any]:
     answer = {"hookSpecificOutput": {"hookEventName": "BeforeTool",
                                      "tool_input": {"command": REWRITTEN.format(d=d)}}}  # fmt: skip
@@ -108,6 +124,8 @@ CASES: list[Case] = [
     Case("agent-additional-context",
          on("BeforeAgent", spec("BeforeAgent", additionalContext="ORC-C-ba"))),  # fmt: skip
     Case("agent-continue-false", on("BeforeAgent", {"continue": False, "stopReason": "ORC-S-ba"})),
+    Case("agent-plain-stdout", on("BeforeAgent", "echo ORC-C-ba_plain")),
+    Case("after-agent-exit2-retries-once", once_exit2("AfterAgent", "ORC-M-retry2")),
     Case("after-agent-deny-retries-once",
          once("AfterAgent", {"decision": "deny", "reason": "ORC-M-retry"})),  # fmt: skip
     # ---------------------------------------------------------------- session and model events
