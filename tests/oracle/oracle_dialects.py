@@ -120,8 +120,9 @@ def dialect_kwargs(dialect: str, payload: Mapping[str, Any]) -> tuple[str, dict[
 
 
 def hermes_for(agent: Agent, case_dir: Path, hooks: dict[str, Any]) -> Any:
-    """hermes-hooks loaded with ``hooks`` written where ``agent`` keeps them, under a HOME of
-    its own (the real run's HOME also holds the recording hooks)."""
+    """hermes-hooks loaded with ``hooks`` written where ``agent`` keeps them, under
+    ``case_dir/hermes-user`` (the real run's HOME also holds the recording hooks); the caller
+    has pointed ``HOME`` there and unset ``CODEX_HOME``."""
     user = case_dir / "hermes-user"
     path = user / agent.hook_file
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -129,8 +130,7 @@ def hermes_for(agent: Agent, case_dir: Path, hooks: dict[str, Any]) -> Any:
     home = case_dir / "hermes-home"
     home.mkdir(exist_ok=True)
     (home / "config.yaml").write_text(yaml.safe_dump({"hooks_sources": [agent.dialect]}))
-    os.environ["HOME"] = str(user)  # the caller's monkeypatch restores it
-    os.environ.pop("CODEX_HOME", None)
+    assert Path(os.path.expanduser("~")) == user, "point HOME at case_dir/hermes-user first"
     return hermes_hooks.load(home, accept_hooks=True, entry_points=False)
 
 

@@ -73,6 +73,7 @@ def test_gemini_cli_agrees(
 ) -> None:
     real = real_runs[case.id]
     monkeypatch.setenv("HOME", str(real.dir / "hermes-user"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
     (real.dir / "hermes-project").mkdir(exist_ok=True)
     monkeypatch.chdir(real.dir / "hermes-project")
     compare(GEMINI, real, DIFFERENCES, SHELL)
