@@ -40,7 +40,7 @@ from hermes_hooks.results import ToolDecision
                 "BeforeTool",
                 matcher="tool_name",
                 tool=True,
-                answers="decision, reason, hookSpecificOutput.tool_input/additionalContext",
+                answers="decision, reason, hookSpecificOutput.tool_input",
             ),
         ),
         "codex": (
@@ -49,7 +49,7 @@ from hermes_hooks.results import ToolDecision
                 fields={"turn_id": arg("turn_id"), "tool_use_id": arg("tool_call_id")},
                 matcher="tool_name",
                 tool=True,
-                answers="permissionDecision deny, decision block, reason",
+                answers="permissionDecision deny, decision block, reason, additionalContext",
             ),
         ),
         "cursor": (
@@ -213,7 +213,7 @@ def pre_tool_call(
                 },
                 matcher="tool_name",
                 tool=True,
-                answers="decision block + reason",
+                answers="decision block + reason, continue false + stopReason, additionalContext",
             ),
         ),
         "cursor": (

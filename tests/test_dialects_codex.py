@@ -58,18 +58,23 @@ def test_pre_tool_use_deny_blocks_and_the_payload_is_codexs(agents: Agents):
     assert (row["protocol"], row["configured_event"]) == ("codex", "PreToolUse")
 
 
-def test_the_models_tool_names_match_too_and_config_toml_is_read(agents: Agents, monkeypatch):
+def test_config_toml_is_read_and_the_models_tool_names_do_not_match(agents: Agents, monkeypatch):
+    """Codex 0.169 matches its shell tool only as ``Bash``: a matcher naming the model's
+    ``exec_command`` never fires there (tests/oracle case pre-matcher-model-name), nor here."""
     codex_home = agents.user / "codex-home"
     monkeypatch.setenv("CODEX_HOME", str(codex_home))
     guard = agents.script(codex_home / "deny.py", DENY_RM)
+    entry = f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "{guard}"\ntimeout = 10\n'
     (codex_home / "config.toml").write_text(
-        'model = "gpt-5"\n\n[[hooks.PreToolUse]]\nmatcher = "exec_command|shell"\n\n'
-        f'[[hooks.PreToolUse.hooks]]\ntype = "command"\ncommand = "{guard}"\ntimeout = 10\n'
-    )
+        'model = "gpt-5"\n\n[[hooks.PreToolUse]]\nmatcher = "exec_command|shell"\n\n' + entry
+        + '\n[[hooks.PreToolUse]]\nmatcher = "Bash"\n\n' + entry
+    )  # fmt: skip
     hooks = agents.load(["codex"])
     assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).action == "block"
-    (row,) = rows_of(hooks)
-    assert row["origin"] == str(codex_home / "config.toml") and row["timeout"] == 10
+    assert len(agents.seen(guard)) == 1  # the Bash group only
+    rows = rows_of(hooks)
+    assert len(rows) == 2
+    assert all(r["origin"] == str(codex_home / "config.toml") and r["timeout"] == 10 for r in rows)
 
 
 def test_answers_codex_rejects_have_no_effect_and_are_reported(agents: Agents, caplog):
@@ -95,6 +100,19 @@ def test_ask_asks_for_approval_where_codex_would_fail_open(agents: Agents):
     hooks_json(agents, {"PreToolUse": [group(str(script))]})
     decision = agents.load(["codex"]).pre_tool_call(tool_name="terminal", args={"command": "x"})
     assert (decision.action, decision.message) == ("approve", "confirm push")
+
+
+def test_post_tool_use_continue_false_gives_the_stop_reason_as_feedback(agents: Agents):
+    """Codex 0.169 shows a PostToolUse ``stopReason`` to the model with the call's output and
+    goes on (tests/oracle case post-continue-false)."""
+    script = agents.script(agents.project / "stop.py", """\
+        print(json.dumps({"continue": False, "stopReason": "tests are red"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PostToolUse": [group(str(script), "Bash")]})
+    hooks = agents.load(["codex"])
+    feedback = hooks.post_tool_call(tool_name="terminal", args={"command": "x"}, result="ok",
+                                    status="ok")  # fmt: skip
+    assert feedback == "tests are red"
 
 
 def test_prompt_context_session_start_text_and_stop_continuation(agents: Agents):

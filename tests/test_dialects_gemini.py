@@ -82,7 +82,10 @@ def test_exit_code_2_blocks_with_stderr_and_rewrites_merge(agents: Agents):
     assert (blocked.action, blocked.message) == ("block", "no force push")
 
 
-def test_tool_input_rewrite_and_context(agents: Agents):
+def test_tool_input_rewrite_and_no_context_on_before_tool(agents: Agents, caplog):
+    """Gemini CLI 0.61 reads ``tool_input`` from a BeforeTool answer but gives its
+    ``additionalContext`` to nobody (tests/oracle case before-additional-context): neither do we,
+    and we say so."""
     script = agents.script(agents.project / "rewrite.py", """\
         record()
         print(json.dumps({"hookSpecificOutput": {"tool_input": {"command": "git status -s"},
@@ -90,10 +93,12 @@ def test_tool_input_rewrite_and_context(agents: Agents):
         """)  # fmt: skip
     settings(agents, {"BeforeTool": [group(str(script), "run_shell_command")]})
     hooks = agents.load(["gemini"])
+    caplog.set_level(logging.WARNING, "hermes_hooks")
     decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "git status", "x": 1})
     assert decision.action is None
     assert decision.args == {"command": "git status -s", "x": 1}
-    assert decision.context == "ran with -s"
+    assert decision.context is None
+    assert "Gemini CLI ignores hookSpecificOutput.additionalContext on BeforeTool" in caplog.text
     assert agents.seen(script)[0]["payload"]["tool_name"] == "run_shell_command"
 
 

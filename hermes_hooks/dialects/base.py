@@ -36,7 +36,7 @@ class Dialect:
     ``timeout_unit``: seconds per unit of the configured ``timeout`` (Gemini: milliseconds).
     ``plain_text_context``: plain stdout is context, as in Claude Code (Codex), or ignored and
     reported. ``env``: the variables the agent gives its hooks (from the project dir).
-    ``matcher_names``: more names a matcher may use for a tool (Codex: ``exec_command``).
+    ``matcher_names``: more names a matcher may use for a tool (none of the dialects has any).
     ``answer_keys``: the top-level keys of an answer the agent defines (others are reported).
     """
 

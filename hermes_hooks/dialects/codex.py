@@ -1,7 +1,7 @@
 """Codex's hook dialect: Claude Code's shape (``hooks.json`` or ``[hooks]`` of ``config.toml``,
 PascalCase events, ``matcher`` groups, ``hookSpecificOutput``), with Codex's own payload fields
 (``model``, ``turn_id``) and its shell tool reported as ``Bash`` (the model calls it
-``exec_command`` or ``shell``; a matcher may use any of the three names).
+``exec_command`` or ``shell``, but a matcher sees only ``Bash``, as in Codex 0.169: tests/oracle).
 
 Codex reads ``PreToolUse`` answers strictly: only a deny (``permissionDecision: "deny"`` or
 ``decision: "block"``, with a reason) has an effect; ``allow``, ``approve`` and ``updatedInput``
@@ -16,7 +16,7 @@ from typing import Any
 
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, text_of
 
 LABEL = "Codex"
 
@@ -41,6 +41,8 @@ def translate(
     info: EventInfo, chosen: AgentEvent | None, raw: dict[str, Any], tool: str | None
 ) -> Translated:
     """A Codex answer: Claude Code's shape, read with Codex's rules for tool calls."""
+    if info.tool_event and info.kind == "context" and raw.get("continue") is False:
+        return _stop_after_tool(raw), []
     if not info.tool_event or not info.can_block:
         return raw, []
     notes: list[str] = []
@@ -66,6 +68,16 @@ def translate(
     return out, notes
 
 
+def _stop_after_tool(raw: dict[str, Any]) -> dict[str, Any]:
+    """PostToolUse ``continue: false``: Codex 0.169 gives the model ``stopReason`` with the
+    call's output and goes on (tests/oracle case post-continue-false); so do we, as feedback."""
+    out = {k: v for k, v in raw.items() if k not in ("continue", "stopReason")}
+    reasons = [t for t in (text_of(out.get("reason")), text_of(raw.get("stopReason"))) if t]
+    out["decision"] = "block"
+    out["reason"] = "\n".join(reasons) or "stopped by a PostToolUse hook"
+    return out
+
+
 DIALECT = Dialect(
     name="codex",
     label=LABEL,
@@ -75,5 +87,4 @@ DIALECT = Dialect(
     default_timeout=600.0,
     plain_text_context=True,
     answer_keys=CLAUDE_SHAPED_KEYS,
-    matcher_names={"Bash": ("exec_command", "shell", "local_shell")},
 )

@@ -72,7 +72,11 @@ def translate(
     if isinstance(spec, Mapping):
         target = out.setdefault("hookSpecificOutput", {})
         if text_of(spec.get("additionalContext")):
-            target["additionalContext"] = spec["additionalContext"]
+            if chosen is None or "additionalContext" in chosen.answers:
+                target["additionalContext"] = spec["additionalContext"]
+            else:  # BeforeTool: Gemini CLI 0.61 gives it to nobody (tests/oracle)
+                notes.append(f"{LABEL} ignores hookSpecificOutput.additionalContext on "
+                             f"{chosen.name}; so do we")  # fmt: skip
         rewrite = spec.get("tool_input")
         if isinstance(rewrite, Mapping) and info.tool_event:
             target["updatedInput"] = DIALECT.args_back(tool, dict(rewrite))

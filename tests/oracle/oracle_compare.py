@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,29 @@ def record(agent: str, case: str, status: str) -> None:
 
 
 MARKER = re.compile(r"ORC-[A-Z]-[A-Za-z0-9_]+")
+
+
+@dataclass(frozen=True)
+class Names:
+    """The agent's names for the events a headless one-call run fires, by the host's role
+    (``None``: the agent has no such event)."""
+
+    start: str = "SessionStart"
+    prompt: str = "UserPromptSubmit"
+    pre: str = "PreToolUse"
+    permission: str | None = "PermissionRequest"
+    post: str = "PostToolUse"
+    failure: str | None = "PostToolUseFailure"
+    stop: str = "Stop"
+    #: where the model reads a post-tool answer: beside the result (Claude Code's system
+    #: reminder) or in it (Gemini CLI's function response; the Hermes host appends it, DESIGN)
+    post_where: str = "context"
+    #: the agent's event after all the tool calls of one model answer (Claude Code's
+    #: PostToolBatch, our post_tool_batch)
+    batch: str | None = "PostToolBatch"
+
+
+CLAUDE_NAMES = Names()
 
 
 @dataclass(frozen=True)
@@ -138,8 +161,24 @@ def to_kwargs(event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     return kwargs
 
 
-def _first(payloads_seen: list[dict[str, Any]], name: str) -> dict[str, Any] | None:
+def _first(payloads_seen: list[dict[str, Any]], name: str | None) -> dict[str, Any] | None:
     return next((p for p in payloads_seen if p.get("hook_event_name") == name), None)
+
+
+#: The Claude Code events the comparison fires, and ours.
+CLAUDE_EVENTS = {"SessionStart": "on_session_start", "UserPromptSubmit": "user_prompt_submit",
+                 "PreToolUse": "pre_tool_call", "PermissionRequest": "permission_request",
+                 "PostToolUse": "post_tool_call", "PostToolUseFailure": "post_tool_call",
+                 "Stop": "pre_verify"}  # fmt: skip
+
+
+def _claude_kwargs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    event = CLAUDE_EVENTS[str(payload.get("hook_event_name"))]
+    return event, to_kwargs(event, payload)
+
+
+#: A payload the real agent sent -> our event and keyword arguments.
+KwargsOf = Callable[[Mapping[str, Any]], tuple[str, dict[str, Any]]]
 
 
 def hermes_outcome(
@@ -148,30 +187,40 @@ def hermes_outcome(
     scripted: dict[str, Any],
     host_allows: bool,
     literals: tuple[str, ...],
+    names: Names = CLAUDE_NAMES,
+    kwargs_of: KwargsOf = _claude_kwargs,
+    tool_name: str = "Bash",
 ) -> Outcome:
-    """Fire the case's events through ``hooks`` (a loaded hermes-hooks) as a headless host."""
+    """Fire the case's events through ``hooks`` (a loaded hermes-hooks) as a headless host.
+    ``names``: the agent's event names; ``kwargs_of`` reads its payloads; ``scripted`` and
+    ``tool_name`` stand in for a tool-call payload the run did not record."""
     seen: set[tuple[str, str]] = set()
 
     def note(where: str, text: Any) -> None:
         seen.update((where, t) for t in tokens(text, literals))
 
-    start = _first(payloads_seen, "SessionStart")
+    def fire(payload: Mapping[str, Any], **more: Any) -> Any:
+        event, kwargs = kwargs_of(payload)
+        kwargs.update(more)
+        return hooks.call(event, **kwargs)
+
+    start = _first(payloads_seen, names.start)
     if start is not None:
-        note("context", hooks.call("on_session_start", **to_kwargs("on_session_start", start)))
-    prompt = _first(payloads_seen, "UserPromptSubmit") or {
-        "hook_event_name": "UserPromptSubmit", "session_id": "oracle", "prompt": "Run the command, please."
+        note("context", fire(start))
+    prompt = _first(payloads_seen, names.prompt) or {
+        "hook_event_name": names.prompt, "session_id": "oracle", "prompt": "Run the command, please."
     }  # fmt: skip
-    decision = hooks.call("user_prompt_submit", **to_kwargs("user_prompt_submit", prompt))
+    decision = fire(prompt)
     if decision.action == "block":
         note("prompt_result", decision.message)
         return Outcome(ran=False, prompt_blocked=True, seen=frozenset(seen))
     note("context", decision.context)
 
-    pre = _first(payloads_seen, "PreToolUse") or {
-        "hook_event_name": "PreToolUse", "session_id": "oracle", "tool_name": "Bash",
+    pre = _first(payloads_seen, names.pre) or {
+        "hook_event_name": names.pre, "session_id": "oracle", "tool_name": tool_name,
         "tool_input": scripted, "tool_use_id": "toolu_oracle_0",
     }  # fmt: skip
-    d = hooks.call("pre_tool_call", **to_kwargs("pre_tool_call", pre))
+    d = fire(pre)
     note("context", d.context)
     if d.action in ("block", "approve"):  # nobody to approve in a headless run
         note("tool_result", d.message)
@@ -179,29 +228,30 @@ def hermes_outcome(
     elif d.action == "allow" or host_allows:
         ran = True
     else:
-        ask = _first(payloads_seen, "PermissionRequest") or {
+        ask = _first(payloads_seen, names.permission) or {
             **pre,
-            "hook_event_name": "PermissionRequest",
+            "hook_event_name": names.permission,
         }
-        kwargs = to_kwargs("permission_request", ask)
+        event, kwargs = kwargs_of(ask)
         kwargs.setdefault("command", (kwargs.get("args") or {}).get("command", ""))
-        answer = hooks.call("permission_request", **kwargs)
+        answer = hooks.call(event, **kwargs)
         ran = answer is not None and answer.action == "allow"
         if ran and answer.args is not None:  # the allow rewrote the call (updatedInput)
             d = dataclasses.replace(d, args=answer.args)
         if answer is not None and answer.action == "deny":
             note("tool_result", answer.message)
     if ran:
-        post = _first(payloads_seen, "PostToolUseFailure")
+        post = _first(payloads_seen, names.failure)
         status = "error" if post is not None else "ok"
-        post = post or _first(payloads_seen, "PostToolUse")
+        post = post or _first(payloads_seen, names.post)
         if post is not None:
-            kwargs = to_kwargs("post_tool_call", post)
+            event, kwargs = kwargs_of(post)
             kwargs.update(status=status)
             kwargs.setdefault("result", kwargs.get("error_message") or "")
-            note("context", hooks.call("post_tool_call", **kwargs))
-    batch = _first(payloads_seen, "PostToolBatch")
-    if batch is not None:  # the calls of the model's answer, as the host reports them
+            note("tool_result", kwargs["result"])  # the tool's own output (a case may look)
+            note(names.post_where, hooks.call(event, **kwargs))
+    batch = _first(payloads_seen, names.batch) if names.batch else None
+    if batch is not None:  # the calls of one model answer, as the host reports them
         calls = [
             {"tool_name": wire.host_tool_name(c.get("tool_name")),
              "args": wire.args_from_claude(wire.host_tool_name(c.get("tool_name")),
@@ -213,9 +263,9 @@ def hermes_outcome(
         note("context", hooks.call("post_tool_batch", tool_calls=calls,
                                    session_id=batch.get("session_id") or ""))  # fmt: skip
     continued = False
-    stop = _first(payloads_seen, "Stop")
+    stop = _first(payloads_seen, names.stop)
     if stop is not None:
-        verdict = hooks.call("pre_verify", **to_kwargs("pre_verify", stop))
+        verdict = fire(stop)
         if verdict is not None and verdict.action == "continue":
             continued = True
             note("context", verdict.message)

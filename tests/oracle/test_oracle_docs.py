@@ -1,31 +1,74 @@
-"""docs/dialects.md states the oracle's Claude Code summary line and names every deliberate
-difference; both are read off the corpus here, so the page cannot drift from the tests."""
+"""docs/dialects.md states each agent's oracle summary line and names every deliberate
+difference in that agent's section; both are read off the corpora here, so the page cannot drift
+from the tests."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from claude_cases import CASES
+from claude_cases import CASES as CLAUDE_CASES
+from claude_cases import Case
+from codex_cases import CASES as CODEX_CASES
+from gemini_cases import CASES as GEMINI_CASES
 
 pytestmark = pytest.mark.oracle
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dialects.md"
+#: agent (as in the summary line) -> its corpus and the heading of its section in the page.
+CORPORA: dict[str, tuple[list[Case], str]] = {
+    "claude-code": (CLAUDE_CASES, "## Claude Code\n"),
+    "gemini-cli": (GEMINI_CASES, "## Gemini CLI\n"),
+    "codex": (CODEX_CASES, "## Codex\n"),
+}
 
 
-def test_the_summary_line_in_the_docs_matches_the_corpus() -> None:
-    named = sum(1 for c in CASES if c.differs)
-    xfail = sum(1 for c in CASES if c.xfail)
-    agree = len(CASES) - named - xfail
+def _section(heading: str) -> str:
     text = DOC.read_text()
-    assert f"oracle claude-code: {agree}/{len(CASES)} cases agree" in text
+    start = text.index(heading)
+    end = text.find("\n## ", start + len(heading))
+    return text[start : end if end != -1 else None]
+
+
+def test_the_claude_code_summary_line_in_the_docs_matches_the_corpus() -> None:
+    named = sum(1 for c in CLAUDE_CASES if c.differs)
+    xfail = sum(1 for c in CLAUDE_CASES if c.xfail)
+    agree = len(CLAUDE_CASES) - named - xfail
+    text = " ".join(_section(CORPORA["claude-code"][1]).split())
+    assert f"oracle claude-code: {agree}/{len(CLAUDE_CASES)} cases agree" in text
     are = "is a strict xfail" if xfail == 1 else "are strict xfails"
-    assert f"({named} cases show the named differences below, {xfail} {are}" in " ".join(
-        text.split()
-    )
+    assert f"({named} cases show the named differences below, {xfail} {are}" in text
 
 
-def test_every_named_difference_is_explained_in_the_docs() -> None:
-    text = DOC.read_text()
-    for name in sorted({c.differs for c in CASES if c.differs}):
-        assert f"| `{name}` |" in text, f"docs/dialects.md does not explain {name}"
+@pytest.mark.parametrize("agent", ["gemini-cli", "codex"])
+def test_the_dialect_summary_lines_in_the_docs_match_the_corpora(agent: str) -> None:
+    cases, heading = CORPORA[agent]
+    named = sum(1 for c in cases if c.differs)
+    xfail = sum(1 for c in cases if c.xfail)
+    line = f"oracle {agent}: {len(cases) - named - xfail}/{len(cases)} cases agree"
+    extra = [f"{named} named differences"] if named else []
+    extra += [f"{xfail} xfail (missing features)"] if xfail else []
+    line += f" ({'; '.join(extra)})" if extra else ""
+    assert line in _section(heading), f"docs/dialects.md ({heading.strip()}) should say: {line}"
+
+
+@pytest.mark.parametrize("agent", sorted(CORPORA))
+def test_every_named_difference_is_explained_in_the_agents_section(agent: str) -> None:
+    cases, heading = CORPORA[agent]
+    text = _section(heading)
+    for name in sorted({c.differs for c in cases if c.differs}):
+        assert f"| `{name}` |" in text, (
+            f"docs/dialects.md {heading.strip()} does not explain {name}"
+        )
+
+
+def test_every_named_difference_has_its_explanation_in_the_test_module() -> None:
+    from test_oracle_claude import DIFFERENCES as CLAUDE
+    from test_oracle_codex import DIFFERENCES as CODEX
+    from test_oracle_gemini import DIFFERENCES as GEMINI
+
+    for cases, table in ((CLAUDE_CASES, CLAUDE), (GEMINI_CASES, GEMINI), (CODEX_CASES, CODEX)):
+        used = {c.differs for c in cases if c.differs}
+        assert used == set(table), (
+            f"named differences without a case or an explanation: {used ^ set(table)}"
+        )

@@ -5,6 +5,9 @@ The real payloads are the fixtures the oracle recorded (fixtures/claude-code/, o
 example arguments. No CLI runs here, so this module is not ``slow``. Events where fields are still
 missing are strict xfails naming them (issue 13 item 2: payloads field for field); each turns
 into a failure once the fields are sent, and its mark goes.
+
+The same holds for Gemini CLI and Codex (fixtures/gemini-cli/, fixtures/codex/, recorded by
+test_oracle_smoke.py): the payload of each of their events has exactly the fields they send.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from hermes_hooks import catalogue, wire
+from hermes_hooks import catalogue, dialects, wire
 
 pytestmark = pytest.mark.oracle
 
@@ -68,3 +71,34 @@ def test_our_claude_code_payload_has_the_real_fields(name: str) -> None:
     assert ours["hook_event_name"] == name
     missing = sorted(set(theirs) - set(ours))
     assert not missing, f"{name}: Claude Code also sends {', '.join(missing)}"
+
+
+#: Gemini CLI and Codex: the fixtures the smoke runs recorded (fixtures/gemini-cli/, codex/).
+DIALECT_FIXTURES = {"gemini-cli": "gemini", "codex": "codex"}
+#: Recorded events no event of ours stands for (readers.CANNOT_FIRE says why).
+NO_EVENT = {"BeforeToolSelection"}
+
+
+def _dialect_params() -> list[Any]:
+    out = []
+    for agent in DIALECT_FIXTURES:
+        for path in sorted((FIXTURES.parent / agent).glob("*.json")):
+            if path.stem != "model-sees-block" and path.stem not in NO_EVENT:
+                out.append(pytest.param(agent, path.stem, id=f"{agent}-{path.stem}"))
+    return out
+
+
+@pytest.mark.parametrize(("agent", "name"), _dialect_params())
+def test_our_dialect_payload_has_exactly_the_real_fields(agent: str, name: str) -> None:
+    """The payload a Gemini CLI or Codex hook gets from hermes-hooks has the fields that agent
+    sends for the event, no more, no fewer (values differ: paths, ids, times)."""
+    theirs = json.loads((FIXTURES.parent / agent / f"{name}.json").read_text())
+    dialect = dialects.get(DIALECT_FIXTURES[agent])
+    assert dialect is not None
+    found = dialects.lookup(dialect.name, name, catalogue.events().values())
+    assert found is not None, f"no event of ours stands for {agent} {name}"
+    info, chosen = found
+    kwargs = {"tool_name": "terminal", **info.example} if chosen.tool else dict(info.example)
+    ours = dialect.payload(info, kwargs, "/project", chosen)
+    assert ours["hook_event_name"] == name
+    assert sorted(ours) == sorted(theirs), f"{agent} {name}: fields differ"

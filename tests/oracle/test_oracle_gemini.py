@@ -1,0 +1,79 @@
+"""Differential tests: each hook configuration of the Gemini CLI corpus (gemini_cases.py) is run
+by the real Gemini CLI (``gemini --yolo -p`` against a scripted fake model) and by hermes-hooks
+(``hooks_sources: [gemini]``, the same settings.json, fed the payloads the real agent sent), and
+the outcomes must match. The real runs happen once, a few at a time, in a module fixture."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from claude_cases import Case
+from gemini_cases import CASES, SHELL
+from oracle_agents import AgentRun, run_gemini
+from oracle_corpus import Real, compare, params, run_all
+from oracle_dialects import GEMINI
+from oracle_install import Installed
+from oracle_servers import ToolCall
+
+pytestmark = [pytest.mark.oracle, pytest.mark.slow]
+
+#: Every event a headless one-call ``gemini -p`` run may fire (a recording hook on each).
+RECORDED = ("SessionStart", "BeforeAgent", "BeforeModel", "AfterModel", "BeforeToolSelection",
+            "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd")  # fmt: skip
+
+#: Where hermes-hooks deliberately differs from Gemini CLI, by name; docs/dialects.md explains
+#: each one under "Gemini CLI".
+DIFFERENCES = {
+    "ask-headless": (
+        "`decision: ask` in a headless run: Gemini CLI asks for a confirmation nobody can give "
+        "and ends the turn (the model is not called again); hermes-hooks has nobody to ask "
+        "either and refuses the call with the reason as its result, and the agent goes on."
+    ),
+    "unknown-decision-blocks": (
+        "A `decision` Gemini CLI does not define (`maybe`): Gemini CLI runs the tool; "
+        "hermes-hooks blocks it and reports the answer (a guard that cannot be read never lets "
+        "the action through)."
+    ),
+    "continue-false-blocks": (
+        "`continue: false` from a BeforeTool hook: Gemini CLI ends the turn (the tool does not "
+        "run, the model is not called again); hermes-hooks has no 'stop the agent' answer for a "
+        "tool call and blocks the call, with `stopReason` as its result."
+    ),
+    "after-deny-keeps-output": (
+        "An AfterTool `decision: deny`: Gemini CLI replaces the tool's output with the reason; "
+        "the Hermes host appends the reason to the output (post_tool_call returns feedback, it "
+        "cannot replace a result)."
+    ),
+    "model-deny-observes": (
+        "A BeforeModel `decision: deny`: Gemini CLI makes no model call and ends the turn with "
+        "the reason; hermes-hooks runs BeforeModel hooks as observers (pre_llm_call cannot stop "
+        "a model call), reported when they are loaded."
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def real_runs(gemini_cli: Installed, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Real]:
+    root = tmp_path_factory.mktemp("oracle-gemini")
+
+    def runner(
+        binary: Path, d: Path, hooks: dict[str, Any], calls: list[ToolCall], rec: Path
+    ) -> AgentRun:
+        return run_gemini(binary, d, hooks, calls, record=rec)
+
+    return run_all(GEMINI, CASES, gemini_cli.binary, root, runner, RECORDED,
+                   lambda command: ToolCall(SHELL, {"command": command}))  # fmt: skip
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_gemini_cli_agrees(
+    case: Case, real_runs: dict[str, Real], clean_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = real_runs[case.id]
+    monkeypatch.setenv("HOME", str(real.dir / "hermes-user"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (real.dir / "hermes-project").mkdir(exist_ok=True)
+    monkeypatch.chdir(real.dir / "hermes-project")
+    compare(GEMINI, real, DIFFERENCES, SHELL)
