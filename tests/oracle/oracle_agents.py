@@ -74,6 +74,16 @@ def _dirs(root: Path) -> tuple[Path, Path]:
     return home, project
 
 
+def _finish(
+    cmd: list[str], project: Path, env: dict[str, str], model: FakeModel, record: Path | None
+) -> AgentRun:
+    """Run the agent's command against ``model`` and collect what it did."""
+    done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)  # fmt: skip
+    return AgentRun(done.returncode, done.stdout, done.stderr, list(model.requests),
+                    read_records(record) if record else [])  # fmt: skip
+
+
 def run_claude(
     binary: Path,
     root: Path,
@@ -99,11 +109,7 @@ def run_claude(
             "ANTHROPIC_API_KEY": "sk-ant-oracle-not-a-key",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         })  # fmt: skip
-        done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)  # fmt: skip
-        requests = list(model.requests)
-    return AgentRun(done.returncode, done.stdout, done.stderr, requests,
-                    read_records(record) if record else [])  # fmt: skip
+        return _finish(cmd, project, env, model, record)
 
 
 def run_gemini(
@@ -136,11 +142,7 @@ def run_gemini(
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
             "GEMINI_CLI_NO_RELAUNCH": "true",
         })  # fmt: skip
-        done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)  # fmt: skip
-        requests = list(model.requests)
-    return AgentRun(done.returncode, done.stdout, done.stderr, requests,
-                    read_records(record) if record else [])  # fmt: skip
+        return _finish(cmd, project, env, model, record)
 
 
 def run_codex(
@@ -176,8 +178,4 @@ def run_codex(
         env.update({"CODEX_HOME": str(codex_home), "ORACLE_API_KEY": "oracle-not-a-key"})
         cmd = [str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
                "--json", prompt]  # fmt: skip
-        done = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True,
-                              timeout=RUN_TIMEOUT, stdin=subprocess.DEVNULL)  # fmt: skip
-        requests = list(model.requests)
-    return AgentRun(done.returncode, done.stdout, done.stderr, requests,
-                    read_records(record) if record else [])  # fmt: skip
+        return _finish(cmd, project, env, model, record)

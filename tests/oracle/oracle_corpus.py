@@ -100,3 +100,12 @@ def compare(agent: Agent, real: Real, differences: Mapping[str, str], tool_name:
     if not case.xfail:
         record(agent.name, case.id, "agree" if theirs == ours else "disagree")
     assert theirs == ours, f"hermes-hooks decides otherwise than {agent.name}:{detail}"
+
+
+def enter_hermes_side(real: Real, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HOME and working directory hermes-hooks reads the agent's files from, apart from
+    the real agent's."""
+    monkeypatch.setenv("HOME", str(real.dir / "hermes-user"))
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    (real.dir / "hermes-project").mkdir(exist_ok=True)
+    monkeypatch.chdir(real.dir / "hermes-project")

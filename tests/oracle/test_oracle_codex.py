@@ -12,7 +12,7 @@ import pytest
 from claude_cases import Case
 from codex_cases import CASES
 from oracle_agents import AgentRun, run_codex
-from oracle_corpus import Real, compare, params, run_all
+from oracle_corpus import Real, compare, enter_hermes_side, params, run_all
 from oracle_dialects import CODEX
 from oracle_install import Installed
 from oracle_servers import ToolCall
@@ -68,8 +68,5 @@ def test_codex_agrees(
     case: Case, real_runs: dict[str, Real], clean_env: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     real = real_runs[case.id]
-    monkeypatch.setenv("HOME", str(real.dir / "hermes-user"))
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    (real.dir / "hermes-project").mkdir(exist_ok=True)
-    monkeypatch.chdir(real.dir / "hermes-project")
+    enter_hermes_side(real, monkeypatch)
     compare(CODEX, real, DIFFERENCES, "Bash")
