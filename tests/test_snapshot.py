@@ -337,3 +337,15 @@ def test_a_builtin_entry_puts_snapshot_on_its_event_only(home, tmp_path, monkeyp
     hooks = hermes_hooks.load(home, entry_points=False)
     rows = [r["event"] for r in hooks.rows() if r["name"] == "builtin:snapshot"]
     assert rows == ["post_tool_call"]
+
+
+def test_restore_leaves_new_files_over_the_configured_limit_alone(home, repo):
+    hooks = load(home, {"max_file_bytes": 50})
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    (repo / "big.bin").write_text("x" * 100)  # over the configured 50 bytes: never recorded
+    (repo / "small.txt").write_text("y")
+    out = cli("--home", str(home), "restore", snap, "--yes", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert (repo / "big.bin").exists() and not (repo / "small.txt").exists()
+    assert "big.bin" not in out.stderr

@@ -14,7 +14,7 @@ import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -42,6 +42,19 @@ def _shadow(repo: str | None) -> Shadow:
             "(run this inside one, or pass --repo PATH)"
         )
     return Shadow(top)
+
+
+def _size_limit(state: Any) -> int:
+    """The snapshot built-in's ``max_file_bytes`` as the config gives it (top level or a
+    ``type: builtin`` entry), so a restore leaves alone the same big new files it skipped."""
+    from ..builtin_plugins import switches
+    from ..shadow import MAX_FILE_BYTES
+
+    options = switches.value(state.load(entry_points=False), "snapshot")
+    given = options.get("max_file_bytes") if isinstance(options, dict) else None
+    if isinstance(given, bool) or not isinstance(given, int) or given <= 0:
+        return MAX_FILE_BYTES
+    return given
 
 
 def _when(stamp: int) -> str:
@@ -88,16 +101,18 @@ def _show(verb: str, paths: list[str]) -> None:
 @click.argument("snapshot_id", metavar="ID")
 @click.option("--yes", "-y", is_flag=True, help="Restore without asking.")
 @click.option("--repo", type=click.Path(file_okay=False), help="The repository (default: cwd).")
-def restore_cmd(snapshot_id: str, yes: bool, repo: str | None) -> None:
+@click.pass_obj
+def restore_cmd(state: Any, snapshot_id: str, yes: bool, repo: str | None) -> None:
     """Put the work tree back as snapshot ID recorded it: files changed since are overwritten,
     files deleted since come back, files created since are deleted (ignored files and new
-    files over the size limit are left alone). Shows what will change and asks first."""
+    files over the size limit, `max_file_bytes` of the snapshot built-in, are left alone).
+    Shows what will change and asks first."""
     _logging()
     from ..shadow import GitMissing, SnapshotError
 
     shadow = _shadow(repo)
     try:
-        plan = shadow.plan(snapshot_id)
+        plan = shadow.plan(snapshot_id, _size_limit(state))
     except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
         raise click.ClickException(str(exc)) from exc
     if plan.empty:
