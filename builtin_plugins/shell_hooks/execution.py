@@ -262,7 +262,7 @@ class Runner:
         (``run`` then says why)."""
         hook = run.hook
         env = self.environment(info, hook, kwargs, cwd, base)
-        typed = hook.kind in kinds.TRANSPORTS  # http, prompt: no process, no approval (kinds.py)
+        typed = not hook.runs_code  # http, prompt: no process, no approval (kinds.py)
         state = (
             self.approvals.consent(hook, env)
             if force or typed

@@ -16,7 +16,7 @@ from typing import Any
 from hermes_hooks import process
 from hermes_hooks.catalogue import EventInfo
 
-from .matching import ShellHook
+from .matching import REMOTE_KINDS, ShellHook
 
 # remote and judge (and, through them, http.client, ssl and a thread pool) are imported only
 # when an entry of their type is read or run: a config of command hooks does not pay for them.
@@ -93,6 +93,7 @@ def _prompt_problem(hook: ShellHook) -> str | None:
 
 #: How each type runs: a batch of (hook, prepared command) in, outcomes out.
 TRANSPORTS = {"http": _http, "prompt": _prompt}
+assert set(TRANSPORTS) == REMOTE_KINDS, "the types that only send data are matching.REMOTE_KINDS"
 #: Why a hook of that type cannot run as configured (``None``: it can).
 PROBLEMS: dict[str, Callable[[ShellHook], str | None]] = {
     "http": _http_problem,

@@ -89,17 +89,30 @@ def tokens(text: Any, literals: Iterable[str] = ()) -> set[str]:
     return found
 
 
-def _scan(obj: Any, where: str, literals: tuple[str, ...], out: set[tuple[str, str]]) -> None:
+def claude_part(obj: Mapping[str, Any]) -> str | None:
+    """Which part of an Anthropic request ``obj`` is: a tool's ``result``, the model's own
+    tool ``call``, or ``None`` (anything else)."""
+    return {"tool_result": "result", "tool_use": "call"}.get(str(obj.get("type")))
+
+
+Part = Callable[[Mapping[str, Any]], "str | None"]
+
+
+def scan(obj: Any, where: str, literals: tuple[str, ...], out: set[tuple[str, str]],
+         part: Part = claude_part) -> None:  # fmt: skip
+    """Every marker in ``obj`` with where the model read it (a tool's result, else context);
+    the model's own calls are skipped (nothing a hook said). ``part`` reads the wire format."""
     if isinstance(obj, Mapping):
-        if obj.get("type") == "tool_result":
+        kind = part(obj)
+        if kind == "call":
+            return
+        if kind == "result":
             where = "tool_result"
-        if obj.get("type") == "tool_use":
-            return  # the model's own call, not something a hook said
         for value in obj.values():
-            _scan(value, where, literals, out)
+            scan(value, where, literals, out, part)
     elif isinstance(obj, list):
         for value in obj:
-            _scan(value, where, literals, out)
+            scan(value, where, literals, out, part)
     else:
         out.update((where, t) for t in tokens(obj, literals))
 
@@ -118,8 +131,8 @@ def claude_outcome(
     """What the real ``claude -p`` did: ``bodies`` are its main-loop requests to the model."""
     seen: set[tuple[str, str]] = set()
     for body in bodies:
-        _scan(body.get("messages"), "context", literals, seen)
-        _scan(body.get("system"), "context", literals, seen)
+        scan(body.get("messages"), "context", literals, seen)
+        scan(body.get("system"), "context", literals, seen)
     prompt_blocked = not bodies
     if prompt_blocked:
         for line in stream.splitlines():

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from oracle_compare import Names, Outcome, tokens
+from oracle_compare import Names, Outcome, scan, tokens
 
 import hermes_hooks
 from hermes_hooks import catalogue, dialects
@@ -139,19 +139,13 @@ def hermes_for(agent: Agent, case_dir: Path, hooks: dict[str, Any]) -> Any:
 # ---------------------------------------------------------------------- the real agent
 
 
-def _scan(obj: Any, where: str, literals: tuple[str, ...], out: set[tuple[str, str]]) -> None:
-    if isinstance(obj, Mapping):
-        if "functionResponse" in obj or obj.get("type") == "function_call_output":
-            where = "tool_result"
-        if "functionCall" in obj or obj.get("type") == "function_call":
-            return  # the model's own call, not something a hook said
-        for value in obj.values():
-            _scan(value, where, literals, out)
-    elif isinstance(obj, list):
-        for value in obj:
-            _scan(value, where, literals, out)
-    else:
-        out.update((where, t) for t in tokens(obj, literals))
+def _part(obj: Mapping[str, Any]) -> str | None:
+    """A Gemini or OpenAI Responses request part: a tool's ``result``, the model's ``call``."""
+    if "functionResponse" in obj or obj.get("type") == "function_call_output":
+        return "result"
+    if "functionCall" in obj or obj.get("type") == "function_call":
+        return "call"
+    return None
 
 
 def main_bodies(agent: Agent, requests: list[Any]) -> list[dict[str, Any]]:
@@ -176,7 +170,7 @@ def agent_outcome(
     seen: set[tuple[str, str]] = set()
     for body in bodies:
         for key in ("contents", "systemInstruction", "input", "instructions"):
-            _scan(body.get(key), "context", literals, seen)
+            scan(body.get(key), "context", literals, seen, _part)
     prompt_blocked = not bodies
     if prompt_blocked:
         seen.update(("prompt_result", t) for t in tokens(output, literals))
