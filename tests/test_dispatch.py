@@ -146,6 +146,25 @@ def test_the_same_context_twice_in_one_answer_is_given_once(event):
 
 
 @pytest.mark.parametrize(
+    "answer",
+    [
+        {"text": "gpt-5"},
+        {"user_message": "gpt-5"},
+        {"hookSpecificOutput": {"updatedPrompt": "gpt-5"}},
+        PromptDecision(text="gpt-5"),
+    ],
+)
+def test_a_rewrite_on_a_veto_event_is_reported_not_dropped_silently(hooks, caplog, answer):
+    hooks.register(plugin(pre_model_switch=lambda: answer), "switcher")
+    with caplog.at_level("WARNING", logger="hermes_hooks"):
+        decision = hooks.pre_model_switch(from_model="a", to_model="b")
+    assert decision == PromptDecision()
+    (warning,) = [r.getMessage() for r in caplog.records if "was ignored" in r.getMessage()]
+    assert "'switcher'" in warning and "rewrites nothing" in warning
+    assert "new prompt" not in warning  # what a veto event accepts, not user_prompt_submit's
+
+
+@pytest.mark.parametrize(
     "order",
     [("allow", "approve", "block"), ("block", "approve", "allow"), ("approve", "block", "allow")],
 )

@@ -12,6 +12,26 @@ from .dialect import context_of, first, mapping, retag, says_block, specific, st
 from .explain import Vocabulary
 
 _NEUTRAL = PromptDecision()
+#: The keys a rewritten prompt is read from.
+_REWRITES = ("text", "user_message", "prompt")
+_SPEC_REWRITES = ("updatedPrompt", "updated_prompt")
+_VOCABULARY = Vocabulary(
+    values={
+        "action": ("block",),
+        "decision": ("block",),
+        "text": None,
+        "user_message": None,
+        "prompt": None,
+        "context": None,
+        "message": None,
+        "reason": None,
+        "hookSpecificOutput": None,
+        "hook_specific_output": None,
+    },
+    shape="{'action': 'block', 'message': str}, {'text': new prompt}, {'context': str} or "
+    "Claude Code's decision / hookSpecificOutput",
+    synonyms={"deny": "block", "reject": "block", "stop": "block"},
+)
 
 
 class PromptAnswers(AnswerType):
@@ -33,23 +53,7 @@ class PromptAnswers(AnswerType):
         "message naming the failed hook."
     )
     pipes: str | None = "user_message"
-    vocabulary = Vocabulary(
-        values={
-            "action": ("block",),
-            "decision": ("block",),
-            "text": None,
-            "user_message": None,
-            "prompt": None,
-            "context": None,
-            "message": None,
-            "reason": None,
-            "hookSpecificOutput": None,
-            "hook_specific_output": None,
-        },
-        shape="{'action': 'block', 'message': str}, {'text': new prompt}, {'context': str} or "
-        "Claude Code's decision / hookSpecificOutput",
-        synonyms={"deny": "block", "reject": "block", "stop": "block"},
-    )
+    vocabulary = _VOCABULARY
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         if isinstance(raw, PromptDecision):
@@ -67,9 +71,9 @@ class PromptAnswers(AnswerType):
             action, message = "block", text(m.get("reason")) or text(m.get("message"))
         action, message = stop_or_block(m, action, message, default_block)
         spec = specific(m)
-        rewritten = first(m, "text", "user_message", "prompt")
+        rewritten = first(m, *_REWRITES)
         if not isinstance(rewritten, str):
-            rewritten = first(spec, "updatedPrompt", "updated_prompt")
+            rewritten = first(spec, *_SPEC_REWRITES)
         rewritten = rewritten if isinstance(rewritten, str) else None
         context = context_of({k: v for k, v in m.items() if k != "decision"})
         if action is None and rewritten is None and context is None:
@@ -109,6 +113,12 @@ class PromptAnswers(AnswerType):
         return PromptDecision(action="block", message=message or "blocked", source=source)
 
 
+_REWRITES_NOTHING = (
+    "this event rewrites nothing (a new text or prompt is not read): answer "
+    "{'action': 'block', 'message': str} to veto, or context"
+)
+
+
 class VetoAnswers(PromptAnswers):
     """A veto and context, nothing rewritten (``pre_model_switch``): ``{"action": "block",
     "message"}``, Claude Code's ``{"decision": "block", "reason"}`` / ``{"continue": false}`` /
@@ -122,6 +132,13 @@ class VetoAnswers(PromptAnswers):
         "message naming the failed hook."
     )
     pipes = None
+    vocabulary = Vocabulary(
+        # The rewrite keys stay known: an answer made only of them is explained by incomplete().
+        values=_VOCABULARY.values,
+        shape="{'action': 'block', 'message': str}, {'context': str} or Claude Code's decision / "
+        "hookSpecificOutput.additionalContext",
+        synonyms=_VOCABULARY.synonyms,
+    )
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
         answer = super().normalise(raw, source, default_block)
@@ -129,6 +146,16 @@ class VetoAnswers(PromptAnswers):
             return answer
         answer = replace(answer, text=None)
         return answer if answer.action or answer.context else None
+
+    def explain(self, raw: Any) -> str:
+        if isinstance(raw, PromptDecision) and raw.text is not None:
+            return _REWRITES_NOTHING
+        return super().explain(raw)
+
+    def incomplete(self, raw: Any) -> str:
+        m = mapping(raw) or {}
+        rewrite = first(m, *_REWRITES) or first(specific(m), *_SPEC_REWRITES)
+        return super().incomplete(raw) or (_REWRITES_NOTHING if rewrite is not None else "")
 
     def piped(self, answer: Any) -> Any:
         return None
