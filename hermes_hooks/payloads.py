@@ -20,7 +20,7 @@ HOST = "host keyword arguments"
 HERMES_WIRE = "Hermes wire JSON (what a hook reads on stdin)"
 CLAUDE_WIRE = "Claude Code wire JSON (what a hook reads on stdin)"
 
-_COMMON = wire.CLAUDE_COMMON_KEYS
+_COMMON = (*wire.CLAUDE_COMMON_KEYS, *wire.CLAUDE_OPTIONAL_KEYS)
 _HERMES_KEYS = wire.HERMES_WIRE_KEYS
 _PROBE = object()
 
@@ -120,6 +120,9 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("session_id", "transcript_path"):
         if data.get(key):
             out[key] = data[key]
+    for key, name in wire.CLAUDE_OPTIONAL_KEYS.items():
+        if data.get(key):
+            out[name] = data[key]
     for key, read in fields.items():
         if key not in data:
             continue

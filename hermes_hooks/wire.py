@@ -140,6 +140,9 @@ _HERMES_TOP = ("tool_name", "args", "session_id")
 #: payload starts with (:func:`claude_payload`); the readers of hand-written payloads use both.
 HERMES_WIRE_KEYS = ("hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra")
 CLAUDE_COMMON_KEYS = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name")
+#: The fields any Claude Code payload carries when the host passes their argument (field ->
+#: argument): the user prompt the event belongs to (Hermes' turn) and the reasoning effort.
+CLAUDE_OPTIONAL_KEYS = {"prompt_id": "turn_id", "effort": "effort"}
 
 
 def hermes_payload(event: str, kwargs: Mapping[str, Any], cwd: str) -> dict[str, Any]:
@@ -176,10 +179,9 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
         "permission_mode": get("permission_mode") or "default",
         "hook_event_name": chosen.name if chosen is not None else info.name,
     }
-    if get("turn_id"):  # the user prompt the event belongs to: Hermes' turn
-        out["prompt_id"] = get("turn_id")
-    if get("effort"):  # the reasoning effort, when the host says it
-        out["effort"] = get("effort")
+    for key, name in CLAUDE_OPTIONAL_KEYS.items():
+        if get(name):
+            out[key] = get(name)
     if (chosen is None or chosen.tool) and info.tool_event:
         tool = get("tool_name")
         out["tool_name"] = claude_tool_name(tool)

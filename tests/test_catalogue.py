@@ -115,6 +115,24 @@ def test_examples_only_use_declared_arguments():
         assert list(payload) == list(info.args)
 
 
+@pytest.mark.parametrize("name", sorted(catalogue.events()))
+def test_the_claude_code_payload_of_an_event_reads_back_as_its_arguments(name):
+    """What a Claude Code hook reads on stdin, saved for ``hermes hooks test --payload-file``, is
+    accepted, and the fields every event may carry come back as the host's arguments."""
+    from hermes_hooks import payloads, wire
+
+    info = catalogue.events()[name]
+    kwargs = {**info.example, "effort": "high"}
+    if "turn_id" in info.args:
+        kwargs["turn_id"] = "turn-9"
+    sent = wire.jsonable(wire.claude_payload(info, kwargs, "/work"))
+    read, form = payloads.to_kwargs(info, sent)
+    assert form == payloads.CLAUDE_WIRE
+    assert read["effort"] == "high"
+    if "turn_id" in info.args:
+        assert sent["prompt_id"] == "turn-9" and read["turn_id"] == "turn-9"
+
+
 def test_docs_page_is_generated_from_the_specs():
     committed = (ROOT / "docs" / "events.md").read_text()
     assert committed == render_events_md(), "run: python -m hermes_hooks.docgen docs/events.md"
