@@ -556,3 +556,22 @@ def test_a_checked_decision_equals_a_built_one():
     assert hash(fast) == hash(ToolDecision(action="block", message="m", source="s"))
     with pytest.raises(AttributeError):
         fast.action = "allow"  # type: ignore[misc]  # frozen, like any ToolDecision
+
+
+_TEXTS = st.sampled_from([None, "", "m"])
+
+
+@given(
+    st.builds(
+        ToolDecision,
+        action=st.sampled_from(["block", "approve", "allow", None]),
+        message=_TEXTS,
+        args=st.sampled_from([None, {}, {"a": 1}]),
+        rule_key=_TEXTS,
+        context=_TEXTS,
+        source=_TEXTS,
+    )
+)
+def test_one_answer_combines_as_it_would_beside_a_no_opinion(decision):
+    # combine() has a shortcut for a single answer; it must agree with the general rule
+    assert _TOOL.combine([decision], {}) == _TOOL.combine([decision, ToolDecision()], {})

@@ -206,6 +206,7 @@ class ToolAnswers(AnswerType):
                 (only.args is None or action != "block")
                 and (only.rule_key is None or action == "approve")
                 and (action is not None or (only.message is None and only.source is None))
+                and only.context != ""  # joined, an empty context is None
             ):
                 return only  # already in its combined form
         winner: ToolDecision | None = None
