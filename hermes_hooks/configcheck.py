@@ -118,11 +118,12 @@ def manifest_int(value: Any, where: str) -> int:
     return value
 
 
-def manifest_seconds(value: Any, where: str) -> float | None:
-    """A number of seconds (``timeout``; 0 = no limit); anything else is reported, not used."""
+def manifest_seconds(value: Any, where: str, default: float | None = None) -> float | None:
+    """A number of seconds (plugin.yaml ``timeout``, ``plugins.hook_callback_timeout``, ...; 0:
+    off, ``None``); anything else is reported and ``default`` is used instead."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        log.warning("%s: %r is not a number of seconds (0 = no limit); ignored", where, value)
-        return None
+        log.warning("%s: %r is not a number of seconds (0 = off); ignored", where, value)
+        return default
     return float(value) or None

@@ -8,13 +8,13 @@ dispatcher, and offers the typed helpers hosts call at each hook site.
 from __future__ import annotations
 
 import difflib
-import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from .bus import EventBus
 from .catalogue import EventInfo
+from .configcheck import manifest_seconds
 from .dispatch import Dispatcher, run_sync
 from .manager import HookManager, PluginRecord
 from .registries import PluginRegistries
@@ -22,8 +22,6 @@ from .results import CommandDecision
 from .trace import Tracer
 from .typed import TypedHelpers
 from .watchdog import DEFAULT_WATCHDOG, Watchdog
-
-log = logging.getLogger("hermes_hooks")
 
 
 class Hooks(TypedHelpers):
@@ -314,14 +312,7 @@ def _seconds(config: Mapping[str, Any], key: str, default: float | None) -> floa
     """``plugins.<key>`` in seconds (0: off -> ``None``); a bad value is reported, not used."""
     plugins = config.get("plugins")
     value = plugins.get(key, default) if isinstance(plugins, Mapping) else default
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        log.warning(
-            "config plugins.%s: %r is not a number of seconds (0 = off); ignored", key, value
-        )
-        return default
-    return float(value) or None
+    return manifest_seconds(value, f"config plugins.{key}", default)
 
 
 __all__ = ["Hooks", "run_sync"]

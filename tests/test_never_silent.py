@@ -228,3 +228,25 @@ def test_terminal_prompt_can_show_the_script_before_answering(home, tmp_path, mo
     assert approvals.tty_prompt(question) is True
     shown = err.getvalue()
     assert "# the guard's own words" in shown and shown.count("Allow it?") == 2
+
+
+# ---------------------------------------------------------------------- numbers of seconds
+
+
+@pytest.mark.parametrize("bad", ["30", -1, True])
+def test_a_bad_number_of_seconds_is_reported_with_where_it_is_and_not_used(
+    home, plugin_dir, caplog, bad
+):
+    plugin_dir(
+        "slow", "def register(ctx):\n    pass\n", f"name: slow\ntimeout: {json.dumps(bad)}\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        hooks = load(home, {}, plugins={"hook_callback_timeout": bad, "hook_watchdog_seconds": bad})
+    said = [
+        r.getMessage() for r in caplog.records if "is not a number of seconds" in r.getMessage()
+    ]
+    assert any(m.startswith("config plugins.hook_callback_timeout: ") for m in said), said
+    assert any(m.startswith("config plugins.hook_watchdog_seconds: ") for m in said), said
+    assert any("plugin.yaml timeout: " in m for m in said), said
+    assert hooks.records["slow"].timeout is None
+    assert hooks.manager.hook_timeout is None  # no limit, not a wrong one
