@@ -89,8 +89,16 @@ def _from_hermes(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
     if data.get("tool_input") is not None:
         out["args"] = data["tool_input"]
     if data.get("session_id"):
-        out["session_id"] = data["session_id"]
+        out[_session_arg(info)] = data["session_id"]
     return out
+
+
+def _session_arg(info: EventInfo) -> str:
+    """The argument a payload's ``session_id`` was built from: ``session_id``, else (a
+    sub-agent's events) ``parent_session_id``, as :mod:`.wire` sends them."""
+    if "session_id" not in info.args and "parent_session_id" in info.args:
+        return "parent_session_id"
+    return "session_id"
 
 
 def _reads(read: Any, arg: str) -> bool:
@@ -117,9 +125,10 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
         out["args"] = wire.args_from_claude(tool, data["tool_input"])
     if data.get("tool_use_id"):
         out["tool_call_id"] = data["tool_use_id"]
-    for key in ("session_id", "transcript_path"):
-        if data.get(key):
-            out[key] = data[key]
+    if data.get("session_id"):
+        out[_session_arg(info)] = data["session_id"]
+    if data.get("transcript_path"):
+        out["transcript_path"] = data["transcript_path"]
     for key, name in wire.CLAUDE_OPTIONAL_KEYS.items():
         if data.get(key):
             out[name] = data[key]

@@ -133,6 +133,30 @@ def test_the_claude_code_payload_of_an_event_reads_back_as_its_arguments(name):
         assert sent["prompt_id"] == "turn-9" and read["turn_id"] == "turn-9"
 
 
+_SESSIONS = ("session_id", "parent_session_id")
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "claude-code"])
+@pytest.mark.parametrize(
+    "name", sorted(n for n, i in catalogue.events().items() if set(_SESSIONS) & set(i.args))
+)
+def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(name, protocol):
+    """A payload's ``session_id`` is the host's ``session_id``, or a sub-agent event's
+    ``parent_session_id`` when it has no ``session_id`` (as both payloads are built)."""
+    from hermes_hooks import payloads, wire
+
+    info = catalogue.events()[name]
+    session = next(a for a in _SESSIONS if a in info.args)
+    kwargs = {**info.example, session: "sess-7"}
+    if protocol == "hermes":
+        sent = wire.hermes_payload(name, kwargs, "/work")
+    else:
+        sent = wire.claude_payload(info, kwargs, "/work")
+    read, _ = payloads.to_kwargs(info, wire.jsonable(sent))
+    assert sent["session_id"] == "sess-7" and read[session] == "sess-7"
+    assert set(read) <= set(info.args) | set(wire.CLAUDE_OPTIONAL_KEYS.values())
+
+
 def test_docs_page_is_generated_from_the_specs():
     committed = (ROOT / "docs" / "events.md").read_text()
     assert committed == render_events_md(), "run: python -m hermes_hooks.docgen docs/events.md"
