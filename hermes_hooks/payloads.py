@@ -53,7 +53,8 @@ def to_kwargs(info: EventInfo, data: Mapping[str, Any]) -> tuple[dict[str, Any],
     return _from_claude(info, data), form
 
 
-def _refuse(info: EventInfo, unknown: list[str], known: Any) -> None:
+def _refuse(info: EventInfo, unknown: list[str], known: Any, what: str = "its arguments") -> None:
+    """Refuse ``unknown`` keys, each with a did-you-mean, listing ``known`` (``what`` they are)."""
     if not unknown:
         return
     parts = []
@@ -61,8 +62,7 @@ def _refuse(info: EventInfo, unknown: list[str], known: Any) -> None:
         guess = suggest(str(key), list(known))
         parts.append(repr(key) + (f" (did you mean {guess!r}?)" if guess else ""))
     raise PayloadError(
-        f"unknown key(s) for {info.name}: {', '.join(parts)}; "
-        f"its arguments are: {', '.join(info.args)}"
+        f"unknown key(s) for {info.name}: {', '.join(parts)}; {what} are: {', '.join(known)}"
     )
 
 
@@ -77,7 +77,7 @@ def _check_event(info: EventInfo, name: Any) -> None:
 
 
 def _from_hermes(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
-    _refuse(info, [k for k in data if k not in _HERMES_KEYS], _HERMES_KEYS)
+    _refuse(info, [k for k in data if k not in _HERMES_KEYS], _HERMES_KEYS, "the Hermes keys")
     out: dict[str, Any] = {}
     extra = data.get("extra") or {}
     if not isinstance(extra, Mapping):
@@ -116,7 +116,8 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
     known = [*_COMMON, "tool_name", "tool_input", "tool_use_id", *fields]
     if chosen is None:
         known += list(info.args)
-    _refuse(info, [k for k in data if k not in known], known)
+    known = list(dict.fromkeys(known))
+    _refuse(info, [k for k in data if k not in known], known, "its Claude Code fields")
     out: dict[str, Any] = {}
     tool = wire.host_tool_name(data.get("tool_name"))
     if tool is not None:

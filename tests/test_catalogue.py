@@ -157,6 +157,27 @@ def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(n
     assert set(read) <= set(info.args) | set(wire.CLAUDE_OPTIONAL_KEYS.values())
 
 
+@pytest.mark.parametrize(
+    ("payload", "listed"),
+    [
+        ({"tool": "t"}, "its arguments are: tool_name, args,"),
+        ({"hook_event_name": "pre_tool_call", "extra": {}, "sesion": "s"}, "the Hermes keys are: hook_"),
+        ({"hook_event_name": "pre_tool_call", "extra": {"tool": "t"}}, "its arguments are: tool_name,"),
+        ({"hook_event_name": "PreToolUse", "tool_inptu": {}}, "its Claude Code fields are: session_id,"),
+    ],
+)  # fmt: skip
+def test_an_unknown_payload_key_is_refused_listing_what_that_form_accepts(payload, listed):
+    from hermes_hooks import payloads
+
+    with pytest.raises(payloads.PayloadError) as refused:
+        payloads.to_kwargs(catalogue.events()["pre_tool_call"], payload)
+    assert listed in str(refused.value)
+    if "tool_inptu" in payload:
+        assert "did you mean 'tool_input'?" in str(refused.value)
+        accepted = str(refused.value).split("are: ", 1)[1].split(", ")
+        assert "tool_input" in accepted and len(accepted) == len(set(accepted))
+
+
 def test_docs_page_is_generated_from_the_specs():
     committed = (ROOT / "docs" / "events.md").read_text()
     assert committed == render_events_md(), "run: python -m hermes_hooks.docgen docs/events.md"
