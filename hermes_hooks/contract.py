@@ -14,7 +14,9 @@ from typing import Any
 
 from .answers import AnswerType
 
-#: A Claude Code payload field: computed from the host's keyword arguments.
+#: A Claude Code payload field: computed from the host's keyword arguments. :func:`optional`,
+#: :func:`arg` and :func:`flag` set ``reads`` on theirs: the one argument they are built from
+#: (what a saved payload's field is read back as).
 Field = Callable[[Mapping[str, Any]], Any]
 
 #: What a field returns to be left out of the payload.
@@ -29,6 +31,7 @@ def optional(name: str) -> Field:
         return OMIT if value is None else value
 
     read.__doc__ = f"argument {name!r}, left out when unset"
+    read.reads = name  # type: ignore[attr-defined]  # see Field
     return read
 
 
@@ -40,6 +43,7 @@ def arg(name: str, default: Any = "") -> Field:
         return default if value is None else value
 
     read.__doc__ = f"argument {name!r} (default {default!r})"
+    read.reads = name  # type: ignore[attr-defined]  # see Field
     return read
 
 
@@ -50,6 +54,7 @@ def flag(name: str) -> Field:
         return bool(kwargs.get(name, False))
 
     read.__doc__ = f"bool(argument {name!r})"
+    read.reads = name  # type: ignore[attr-defined]  # see Field
     return read
 
 

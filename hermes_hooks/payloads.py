@@ -101,11 +101,19 @@ def _session_arg(info: EventInfo) -> str:
     return "session_id"
 
 
-def _reads(read: Any, arg: str) -> bool:
-    try:
-        return read({arg: _PROBE}) is _PROBE
-    except Exception:
-        return False
+def _read_by(read: Any, info: EventInfo) -> str | None:
+    """The argument of ``info``'s event a Claude Code field is built from: the one its helper
+    names (:mod:`.contract`), else the one it hands back unchanged (a field of its own)."""
+    named = getattr(read, "reads", None)
+    if named in info.args:
+        return str(named)
+    for arg in info.args:
+        try:
+            if read({arg: _PROBE}) is _PROBE:
+                return arg
+        except Exception:
+            continue
+    return None
 
 
 def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -136,7 +144,7 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
     for key, read in fields.items():
         if key not in data:
             continue
-        arg = next((a for a in info.args if _reads(read, a)), None)
+        arg = _read_by(read, info)
         if arg is not None:
             out[arg] = data[key]
         elif key == "tool_response" and "result" in info.args:

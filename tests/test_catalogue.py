@@ -157,6 +157,16 @@ def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(n
     assert set(read) <= set(info.args) | set(wire.CLAUDE_OPTIONAL_KEYS.values())
 
 
+def test_a_claude_code_flag_reads_back_as_the_argument_it_came_from():
+    """Stop's ``stop_hook_active`` (a hook's loop guard) survives a saved payload."""
+    from hermes_hooks import payloads
+
+    info = catalogue.events()["pre_verify"]
+    sent = {"hook_event_name": "Stop", "session_id": "s", "stop_hook_active": True}
+    read, _ = payloads.to_kwargs(info, sent)
+    assert read["stop_hook_active"] is True
+
+
 @pytest.mark.parametrize(
     ("payload", "listed"),
     [
