@@ -16,7 +16,8 @@ from .answers import AnswerType
 
 #: A Claude Code payload field: computed from the host's keyword arguments. :func:`optional`,
 #: :func:`arg` and :func:`flag` set ``reads`` on theirs: the one argument they are built from
-#: (what a saved payload's field is read back as).
+#: (what a saved payload's field is read back as). A field that reshapes its argument may set
+#: ``reads`` and ``back``, the function that turns the field's value back into the argument's.
 Field = Callable[[Mapping[str, Any]], Any]
 
 #: What a field returns to be left out of the payload.

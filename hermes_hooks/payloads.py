@@ -146,7 +146,8 @@ def _from_claude(info: EventInfo, data: Mapping[str, Any]) -> dict[str, Any]:
             continue
         arg = _read_by(read, info)
         if arg is not None:
-            out[arg] = data[key]
+            back = getattr(read, "back", None)
+            out[arg] = back(data[key]) if back is not None else data[key]
         elif key == "tool_response" and "result" in info.args:
             out["result"] = wire.encode(data[key]).decode().strip()
     if chosen is None:

@@ -449,6 +449,30 @@ def _batch(kwargs: Mapping[str, Any]) -> Any:
     return out
 
 
+def _batch_back(calls: Any) -> Any:
+    """Claude Code's PostToolBatch ``tool_calls`` as the host's (a saved payload read back)."""
+    from hermes_hooks import wire
+
+    out = []
+    for call in calls if isinstance(calls, list) else []:
+        if not isinstance(call, Mapping):
+            continue
+        name = wire.host_tool_name(call.get("tool_name"))
+        out.append(
+            {
+                "tool_name": name,
+                "args": wire.args_from_claude(name, call.get("tool_input") or {}),
+                "tool_call_id": call.get("tool_use_id") or "",
+                "result": call.get("tool_response"),
+            }
+        )
+    return out
+
+
+_batch.reads = "tool_calls"  # type: ignore[attr-defined]  # see hermes_hooks.contract.Field
+_batch.back = _batch_back  # type: ignore[attr-defined]  # see hermes_hooks.contract.Field
+
+
 @event(
     Context(feedback=True),
     required=("tool_calls",),

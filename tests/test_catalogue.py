@@ -129,6 +129,7 @@ def test_the_claude_code_payload_of_an_event_reads_back_as_its_arguments(name):
     read, form = payloads.to_kwargs(info, sent)
     assert form == payloads.CLAUDE_WIRE
     assert read["effort"] == "high"
+    assert set(info.required) <= set(read)  # what the host must pass comes back
     if "turn_id" in info.args:
         assert sent["prompt_id"] == "turn-9" and read["turn_id"] == "turn-9"
 
@@ -155,6 +156,18 @@ def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(n
     read, _ = payloads.to_kwargs(info, wire.jsonable(sent))
     assert sent["session_id"] == "sess-7" and read[session] == "sess-7"
     assert set(read) <= set(info.args) | set(wire.CLAUDE_OPTIONAL_KEYS.values())
+
+
+def test_claude_codes_tool_calls_of_a_batch_read_back_as_the_hosts():
+    from hermes_hooks import payloads, wire
+
+    info = catalogue.events()["post_tool_batch"]
+    calls = [{"tool_name": "read_file", "args": {"path": "a.py"}, "tool_call_id": "c1",
+              "result": "x = 1"}]  # fmt: skip
+    sent = wire.claude_payload(info, {"tool_calls": calls, "session_id": "s"}, "/work")
+    assert sent["tool_calls"][0]["tool_name"] == "Read"  # Claude Code's names on the wire
+    read, _ = payloads.to_kwargs(info, wire.jsonable(sent))
+    assert read["tool_calls"] == calls
 
 
 def test_a_claude_code_flag_reads_back_as_the_argument_it_came_from():
