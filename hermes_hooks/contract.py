@@ -105,11 +105,12 @@ class ClaudeEvent:
 
     ``fields`` are the event-specific payload fields (besides ``session_id``,
     ``transcript_path``, ``cwd``, ``permission_mode`` and ``hook_event_name``, which every event
-    carries, and ``tool_name``/``tool_input`` when ``tool`` is set). ``when`` selects this name
-    from the host's arguments (``PostToolUseFailure`` only when the tool failed): a hook
-    configured under this name fires only then. ``matcher`` is the host argument a Claude Code
-    matcher tests (``None``: matchers are ignored). ``env_file``: Claude Code gives these hooks a
-    ``CLAUDE_ENV_FILE`` to export variables into the session.
+    carries, ``prompt_id``/``effort`` when the host passes ``turn_id``/``effort``
+    (``wire.CLAUDE_OPTIONAL_KEYS``), and ``tool_name``/``tool_input`` when ``tool`` is set).
+    ``when`` selects this name from the host's arguments (``PostToolUseFailure`` only when the
+    tool failed): a hook configured under this name fires only then. ``matcher`` is the host
+    argument a Claude Code matcher tests (``None``: matchers are ignored). ``env_file``: Claude
+    Code gives these hooks a ``CLAUDE_ENV_FILE`` to export variables into the session.
     """
 
     name: str
