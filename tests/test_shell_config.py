@@ -123,6 +123,18 @@ def test_priority_moves_a_shell_hook_earlier(home: Path) -> None:
     assert [h.name for h in shell_plugin(hooks).all_hooks] == ["early", "late"]
 
 
+@pytest.mark.parametrize("named", [["guard"], "guard"])
+def test_plugins_required_marks_a_shell_hook_required(home: Path, named: object) -> None:
+    # plugins.required as a list or as one name (a one-item list, as for Python plugins)
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": BLOCK, "name": "guard"}, {"command": ANSWER}]},
+        plugins={"required": named},
+    )
+    flags = {h.name: (h.required, h.fail_closed) for h in shell_plugin(hooks).all_hooks}
+    assert flags == {"guard": (True, True), ANSWER: (False, False)}
+
+
 # ---------------------------------------------------------------------- matchers
 
 
