@@ -135,6 +135,22 @@ def test_plugins_required_marks_a_shell_hook_required(home: Path, named: object)
     assert flags == {"guard": (True, True), ANSWER: (False, False)}
 
 
+def test_pin_and_env_passthrough_take_a_name_or_a_list(home: Path) -> None:
+    hooks = load(home, {"pre_tool_call": [
+        {"command": BLOCK, "pin": "/etc/x", "env_passthrough": ["A", "B"]},
+        {"command": ANSWER, "pin": [1], "env_passthrough": {"A": 1}},
+    ]})  # fmt: skip
+    source = shell_plugin(hooks)
+    good, bad = source.all_hooks
+    assert (good.pin, good.env_passthrough) == (["/etc/x"], ["A", "B"])
+    assert (bad.pin, bad.env_passthrough) == ([], [])
+    where = "hooks.pre_tool_call[1] in "
+    assert [p.split(": ", 1)[1] for p in source.problems if p.startswith(where)] == [
+        "pin must be a list of file or directory paths; ignored",
+        "env_passthrough must be a list of variable names; ignored",
+    ]
+
+
 # ---------------------------------------------------------------------- matchers
 
 

@@ -204,8 +204,10 @@ class Reader:
             name=self.text(raw.get("name"), f"{where}: name") or command,
             protocol=protocol,
             plugin_root=plugin_root,
-            pin=self.pins(raw.get("pin"), where),
-            env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
+            pin=self.strings(raw.get("pin"), f"{where}: pin", "file or directory paths"),
+            env_passthrough=self.strings(
+                raw.get("env_passthrough"), f"{where}: env_passthrough", "variable names"
+            ),
         )
         hook.occurrence, wrong = dialects.occurrence(protocol, name, info)
         if wrong:
@@ -348,23 +350,14 @@ class Reader:
             return None
         return str(value)
 
-    def names(self, value: Any, where: str) -> list[str]:
+    def strings(self, value: Any, where: str, what: str) -> list[str]:
+        """A list of non-empty strings (one string is a one-item list); else warned, ``[]``."""
         if value is None:
             return []
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.warn(f"{where} must be a list of variable names; ignored")
-            return []
-        return list(value)
-
-    def pins(self, value: Any, where: str) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.warn(f"{where}: pin must be a list of file or directory paths; ignored")
+            self.warn(f"{where} must be a list of {what}; ignored")
             return []
         return list(value)
 
