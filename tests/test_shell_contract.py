@@ -29,6 +29,8 @@ APPEND = f"{sys.executable} {script('append.py')}"
 
 COMMON = {"session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name"}
 TOOL = {"tool_name", "tool_input"}
+MODEL_SWITCH = {"from_model", "to_model", "requested_model", "source", "context_tokens",
+                "prompt_cache_warm"}  # fmt: skip
 #: The exact keys of every Claude Code payload we send, written out (not derived from the specs).
 CLAUDE_KEYS = {
     "PreToolUse": COMMON | TOOL | {"tool_use_id"},
@@ -47,24 +49,8 @@ CLAUDE_KEYS = {
     "PermissionDenied": COMMON | TOOL | {"tool_use_id", "reason"},
     "PostToolBatch": COMMON | {"tool_calls"},
     "StopFailure": COMMON | {"error", "error_details"},
-    "PreModelSwitch": COMMON
-    | {
-        "from_model",
-        "to_model",
-        "requested_model",
-        "source",
-        "context_tokens",
-        "prompt_cache_warm",
-    },
-    "PostModelSwitch": COMMON
-    | {
-        "from_model",
-        "to_model",
-        "requested_model",
-        "source",
-        "context_tokens",
-        "prompt_cache_warm",
-    },
+    "PreModelSwitch": COMMON | MODEL_SWITCH,
+    "PostModelSwitch": COMMON | MODEL_SWITCH,
 }
 HERMES_KEYS = {"hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "extra"}
 #: Arguments that make the example an occurrence of the named Claude Code event.
