@@ -397,6 +397,34 @@ def test_the_host_environment_snapshot_follows_changes(monkeypatch: pytest.Monke
     assert "HERMES_WORKER_PROBE" not in host_env()
 
 
+@pytest.mark.parametrize("protocol", ["hermes", "claude-code"])
+def test_a_firing_adds_only_the_per_firing_variables_to_the_static_environment(
+    home: Path, tmp_path: Path, worker: Path, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    # A worker is keyed by its environment without PER_FIRING: any other variable that
+    # differs between firings (or from the environment warm: true starts it with) would
+    # start a new worker at every event.
+    from hermes_hooks.builtin_plugins.shell_hooks.environment import PER_FIRING
+
+    from hermes_hooks import resolve
+
+    monkeypatch.delenv("CLAUDE_ENV_FILE", raising=False)
+    entry = _entry(worker, tmp_path, protocol=protocol, env={"MINE": "1"})
+    hooks = load(home, {"on_session_start": [entry]})
+    try:
+        runner = shell_plugin(hooks).runner
+        (hook,) = shell_plugin(hooks).all_hooks
+        info = hooks.manager.event("on_session_start")
+        env = runner.environment(info, hook, {"session_id": "s1"}, resolve.current_dir())
+        static = runner.static_env(hook)
+        assert set(env) - set(static) == set(PER_FIRING)
+        assert {k: v for k, v in env.items() if k not in PER_FIRING} == static
+        assert (env["HERMES_HOOK_EVENT"], env["HERMES_SESSION_ID"]) == ("on_session_start", "s1")
+        assert static["MINE"] == "1"
+    finally:
+        hooks.close()
+
+
 @pytest.mark.parametrize("lang", ["bash", "python"])
 def test_new_hook_persistent_scaffolds_a_working_worker(tmp_path: Path, lang: str) -> None:
     import yaml
