@@ -151,6 +151,26 @@ def test_pin_and_env_passthrough_take_a_name_or_a_list(home: Path) -> None:
     ]
 
 
+def test_a_wrong_protocol_is_reported_alike_for_every_hook_type(home: Path) -> None:
+    url = "http://127.0.0.1:9/policy"
+    hooks = load(
+        home,
+        {
+            "pre_tool_call": [
+                {"command": BLOCK, "protocol": "gemeni"},
+                {"type": "http", "url": url, "protocol": "gemeni"},
+            ]
+        },
+        allowed_http_hook_urls=[url],
+    )
+    source = shell_plugin(hooks)
+    assert [(h.kind, h.protocol) for h in source.all_hooks] == [("command", "hermes"),
+                                                                ("http", "hermes")]  # fmt: skip
+    said = [p.split(": ", 1)[1] for p in source.problems if "protocol" in p]
+    assert len(said) == 2 and said[0] == said[1], said
+    assert said[0].startswith("protocol 'gemeni' is not one of ") and "gemini" in said[0]
+
+
 # ---------------------------------------------------------------------- matchers
 
 

@@ -171,13 +171,7 @@ class Reader:
             self.warn(f"{where}: missing a non-empty 'command'; skipped")
             return None
         command = command.strip()
-        protocol = default_protocol
-        if "protocol" in raw:
-            protocol = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
-            if not protocol:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
-                          f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default_protocol!r}")  # fmt: skip
-                protocol = default_protocol
+        protocol = self.protocol(raw, where, default_protocol)
         if protocol == wire.HERMES:
             try:
                 if not shlex.split(command):
@@ -232,13 +226,7 @@ class Reader:
         if read is None:
             return None
         label, options = read
-        if "protocol" in raw:
-            chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
-            if chosen:
-                protocol = chosen
-            else:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not 'hermes' or "
-                          f"'claude-code'; using {protocol!r}")  # fmt: skip
+        protocol = self.protocol(raw, where, protocol)
         required = bool(raw.get("required", False))
         hook = ShellHook(
             event=info.name, configured_event=name, command=label, origin=origin,
@@ -296,6 +284,16 @@ class Reader:
             self.warn(
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
+
+    def protocol(self, raw: Mapping[str, Any], where: str, default: str) -> str:
+        """The entry's ``protocol:`` (``default`` when it has none; an unknown one is reported)."""
+        if "protocol" not in raw:
+            return default
+        chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
+        if not chosen:
+            self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
+                      f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default!r}")  # fmt: skip
+        return chosen or default
 
     def canary(self, raw: Any, where: str) -> dict[str, Any] | None:
         if raw is None:
