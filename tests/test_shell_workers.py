@@ -127,6 +127,21 @@ def test_one_worker_answers_every_event(home: Path, tmp_path: Path, worker: Path
         hooks.close()
 
 
+def test_serve_reads_utf_8_whatever_the_worker_s_locale(
+    home: Path, tmp_path: Path, worker: Path
+) -> None:
+    # The protocol is UTF-8 JSON lines; a worker started with an ASCII (or any other) stdin
+    # encoding must still read them.
+    entry = _entry(worker, tmp_path, env={"PYTHONIOENCODING": "ascii"})
+    hooks = load(home, {"pre_tool_call": [entry]})
+    try:
+        assert _fire(hooks, "block café ☕").message == "block café ☕"
+        assert _fire(hooks, "block again").message == "block again"
+        assert len(_starts(tmp_path)) == 1
+    finally:
+        hooks.close()
+
+
 def test_claude_code_protocol(home: Path, tmp_path: Path, worker: Path) -> None:
     entry = {"type": "command", **_entry(worker, tmp_path)}
     write_settings(home / "settings.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [entry]}]})
