@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import statistics
 import sys
 import tempfile
@@ -29,19 +30,6 @@ SLEEPER = "#!/usr/bin/env bash\nsleep 0.05\n"
 PY_WORKER = (
     "#!{python}\nfrom hermes_hooks.worker import serve\nserve(lambda event, payload: None)\n"
 )
-# The bash worker of docs/shell-hooks.md: no opinion unless the payload holds `rm -rf`.
-BASH_WORKER = r"""#!/usr/bin/env bash
-echo '{"worker": "hermes-hooks", "protocol": 1}'
-while IFS= read -r line; do
-  [[ $line =~ ^\{\"id\":([0-9]+) ]] || continue
-  id=${BASH_REMATCH[1]}
-  if [[ $line == *'rm -rf'* ]]; then
-    echo "{\"id\": $id, \"exit_code\": 2, \"stderr\": \"rm -rf is not allowed\"}"
-  else
-    echo "{\"id\": $id}"
-  fi
-done
-"""
 ARGS = {
     "tool_name": "terminal",
     "args": {"command": "ls -la"},
@@ -107,6 +95,16 @@ def median_ms(fn: Callable[[], object], rounds: int) -> float:
     return statistics.median(samples) * 1000
 
 
+def docs_bash_worker() -> str:
+    """The bash worker of docs/shell-hooks.md (the block after ``<!-- worker-example -->``, which
+    a test runs too): the bench times the example users copy, not a copy of it."""
+    text = (DOC.parent / "shell-hooks.md").read_text(encoding="utf-8")
+    found = re.search(r"<!-- worker-example -->\s*```bash\n(.*?)```", text, re.S)
+    if found is None:
+        raise SystemExit("docs/shell-hooks.md has no <!-- worker-example --> bash block")
+    return found.group(1)
+
+
 def interleaved(fns: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, float]:
     """The median (ms) of each function, sampled in turns: every round runs each one ``reps``
     times, so a change in the machine's load during the run hits every measure alike."""
@@ -165,7 +163,7 @@ def main() -> None:
             p.chmod(0o755)
             workers.append(str(p))
         bash_worker = root / "worker.sh"
-        bash_worker.write_text(BASH_WORKER)
+        bash_worker.write_text(docs_bash_worker())
         bash_worker.chmod(0o755)
 
         one = load(root / "one", "pre_tool_call", scripts[:1])

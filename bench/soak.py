@@ -24,9 +24,13 @@ from typing import Any
 
 SHELL_EVERY = 50  # one post_tool_call (with its shell hook) every SHELL_EVERY events per thread
 WORKER_EVERY = 2  # one pre_llm_call (with its warm worker) every WORKER_EVERY events per thread
-# The warm worker: logs each event's n, answers with context naming it (checked by the caller).
+# The warm worker: notes its pid when it starts (it must start once), logs each event's n,
+# answers with context naming it (checked by the caller).
 WORKER = """#!{python}
+import os
 from hermes_hooks.worker import serve
+with open({log!r} + ".starts", "a") as starts:
+    starts.write(f"{{os.getpid()}}\\n")
 log = open({log!r}, "a")
 def handle(event, payload):
     n = payload["extra"]["n"]
@@ -180,6 +184,9 @@ def run(threads: int, events: int) -> dict[str, Any]:
     if set(+seen) != worker_expected or set(seen.values()) - {0, 1}:
         problems.append(f"the warm worker saw {worker_runs} events for {len(worker_expected)} fired "
                         "(or some twice)")  # fmt: skip
+    worker_starts = len(Path(f"{worker_log}.starts").read_text().split())
+    if worker_starts != 1:
+        problems.append(f"the warm worker was started {worker_starts} times, not kept")
     shell_runs = len(log.read_text().splitlines())
     if shell_runs != shell_expected:
         problems.append(f"shell hook ran {shell_runs} times, expected {shell_expected}")
@@ -209,6 +216,7 @@ def run(threads: int, events: int) -> dict[str, Any]:
         "events": total,
         "shell_runs": shell_runs,
         "worker_runs": worker_runs,
+        "worker_starts": worker_starts,
         "churn_cycles": churned[0],
         "seconds": round(elapsed, 2),
         "events_per_second": round(total / elapsed),

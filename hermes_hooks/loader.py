@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import inspect
 import logging
+import os
 import re
 import sys
 import types
@@ -27,6 +28,7 @@ from .configcheck import check_manifest, manifest_int, manifest_seconds
 from .faults import escapes
 from .importing import ensure_package, has_hookimpls, import_file, register_function
 from .policy import Policy, required_names
+from .records import PluginRecord
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -119,26 +121,30 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
 
 
 @functools.lru_cache(maxsize=8)
-def _environment(path: tuple[str, ...]) -> Any:
-    """Every entry point visible on ``path``, of every group: the metadata scan reads every
-    installed distribution, so it runs once per process and path, whatever groups are asked."""
+def _environment(path: tuple[str, ...], stamps: tuple[int, ...]) -> Any:
+    """Every entry point on ``path`` (of every group): one metadata scan per state of its folders."""
     from importlib.metadata import entry_points
 
     return entry_points()
 
 
-def _entry_points(group: str, path: tuple[str, ...]) -> tuple[Any, ...]:
-    """The entry points of ``group`` visible on ``path`` (from the one scan of the path)."""
-    return tuple(_environment(path).select(group=group))
+def _mtime(folder: str) -> int:
+    """When a folder on the path last changed (installing a distribution adds to one)."""
+    try:
+        return os.stat(folder or ".").st_mtime_ns
+    except OSError:
+        return 0
 
 
 def scan_entry_points(groups: Iterable[str] = (NATIVE_GROUP, HERMES_GROUP)) -> list[Candidate]:
     """Entry points of ``groups``, sorted by distribution name then entry-point name. Our own
     entry point (the bridge into Hermes Agent, :mod:`hermes_hooks.hermes_agent`) is never a
     candidate: loading it into ourselves would recurse."""
+    path = tuple(sys.path)
+    visible = _environment(path, tuple(_mtime(folder) for folder in path))
     found = []
     for group in groups:
-        for ep in _entry_points(group, tuple(sys.path)):
+        for ep in visible.select(group=group):
             if _is_ours(ep.value):
                 continue  # hermes-hooks' own bridge
             dist = getattr(ep, "dist", None)
@@ -239,8 +245,6 @@ def _fail(hooks: Hooks, cand: Candidate, error: str) -> None:
 def _record(
     hooks: Hooks, cand: Candidate, status: str, error: str, name: str | None = None
 ) -> None:
-    from .manager import PluginRecord
-
     hooks.record(
         PluginRecord(
             name=name or cand.name,
@@ -271,12 +275,11 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
         _fail(hooks, cand, cand.manifest_error)
         return None
     if ":" in cand.name:
-        _fail(
-            hooks,
-            cand,
+        why = (
             f"the name {cand.name!r} is reserved: names with ':' belong to built-in "
-            "('builtin:...') and gateway ('gateway:...') hooks; give it another `name:`",
+            "('builtin:...') and gateway ('gateway:...') hooks; give it another `name:`"
         )
+        _fail(hooks, cand, why)
         return None
     if cand.source == "directory" and cand.path:
         from .trust import untrusted_tree
@@ -363,7 +366,6 @@ def import_directory(path: Path, name: str) -> types.ModuleType:
 def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
     """Register the built-in plugins (after everything else: they are ``trylast``)."""
     from .builtin_plugins import BUILTINS
-    from .manager import PluginRecord
     from .sources import HookSource
 
     for modname in names if names is not None else BUILTINS:

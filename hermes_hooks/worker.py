@@ -136,6 +136,8 @@ def serve(handler: Handler, *, stdin: IO[str] | None = None, stdout: IO[str] | N
         serve(handle)
     """
     src = stdin if stdin is not None else sys.stdin
+    if stdin is None and hasattr(src, "reconfigure"):  # the requests are UTF-8, whatever the locale
+        src.reconfigure(encoding="utf-8", errors="surrogateescape")
     out = stdout if stdout is not None else sys.stdout
     out.write(json.dumps(HANDSHAKE) + "\n")
     out.flush()

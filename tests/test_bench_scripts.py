@@ -39,3 +39,9 @@ def test_builtins_bench_measures_every_context_builtin_beside_a_shell_hook():
                  "one shell hook (pre_llm_call)"):  # fmt: skip
         assert f"| {name} |" in text
     assert "said nothing" not in text
+
+
+@pytest.mark.slow
+def test_shell_bench_runs_the_docs_bash_worker():
+    text = _run("shell.py", "--rounds", "2")  # fails when docs/shell-hooks.md loses the example
+    assert "| 1 warm worker (bash, the docs' example) through `hooks.pre_tool_call` |" in text

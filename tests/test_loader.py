@@ -284,3 +284,30 @@ def test_an_unconfigured_source_is_not_even_imported(home, tmp_path):
     (home / "settings.json").write_text('{"hooks": {}}')
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "hermes_hooks.builtin_plugins.shell_hooks" in out.stdout
+
+
+def test_a_plugin_installed_after_a_load_is_found_by_the_next_load(home, tmp_path, monkeypatch):
+    # The entry-point scan is kept between loads, but not past a change to the path's folders
+    # (a host that installs a plugin, then loads again, must see it).
+    import importlib
+    import sys
+
+    site = tmp_path / "site"
+    site.mkdir()
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("HERMES_HOOKS_PLUGINS", "latecomer")  # only ours, not the machine's
+    hooks = hermes_hooks.load(home, builtins=False)
+    assert "latecomer" not in hooks.records
+    (site / "latecomer.py").write_text(
+        "def register(ctx):\n    ctx.register_hook('post_llm_call', lambda **kw: None)\n"
+    )
+    info = site / "latecomer-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: latecomer\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[hermes_hooks]\nlatecomer = latecomer\n")
+    importlib.invalidate_caches()
+    try:
+        hooks = hermes_hooks.load(home, builtins=False)
+        assert hooks.records["latecomer"].status == "active"
+    finally:
+        sys.modules.pop("latecomer", None)

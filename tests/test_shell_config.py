@@ -123,6 +123,54 @@ def test_priority_moves_a_shell_hook_earlier(home: Path) -> None:
     assert [h.name for h in shell_plugin(hooks).all_hooks] == ["early", "late"]
 
 
+@pytest.mark.parametrize("named", [["guard"], "guard"])
+def test_plugins_required_marks_a_shell_hook_required(home: Path, named: object) -> None:
+    # plugins.required as a list or as one name (a one-item list, as for Python plugins)
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": BLOCK, "name": "guard"}, {"command": ANSWER}]},
+        plugins={"required": named},
+    )
+    flags = {h.name: (h.required, h.fail_closed) for h in shell_plugin(hooks).all_hooks}
+    assert flags == {"guard": (True, True), ANSWER: (False, False)}
+
+
+def test_pin_and_env_passthrough_take_a_name_or_a_list(home: Path) -> None:
+    hooks = load(home, {"pre_tool_call": [
+        {"command": BLOCK, "pin": "/etc/x", "env_passthrough": ["A", "B"]},
+        {"command": ANSWER, "pin": [1], "env_passthrough": {"A": 1}},
+    ]})  # fmt: skip
+    source = shell_plugin(hooks)
+    good, bad = source.all_hooks
+    assert (good.pin, good.env_passthrough) == (["/etc/x"], ["A", "B"])
+    assert (bad.pin, bad.env_passthrough) == ([], [])
+    where = "hooks.pre_tool_call[1] in "
+    assert [p.split(": ", 1)[1] for p in source.problems if p.startswith(where)] == [
+        "pin must be a list of file or directory paths; ignored",
+        "env_passthrough must be a list of variable names; ignored",
+    ]
+
+
+def test_a_wrong_protocol_is_reported_alike_for_every_hook_type(home: Path) -> None:
+    url = "http://127.0.0.1:9/policy"
+    hooks = load(
+        home,
+        {
+            "pre_tool_call": [
+                {"command": BLOCK, "protocol": "gemeni"},
+                {"type": "http", "url": url, "protocol": "gemeni"},
+            ]
+        },
+        allowed_http_hook_urls=[url],
+    )
+    source = shell_plugin(hooks)
+    assert [(h.kind, h.protocol) for h in source.all_hooks] == [("command", "hermes"),
+                                                                ("http", "hermes")]  # fmt: skip
+    said = [p.split(": ", 1)[1] for p in source.problems if "protocol" in p]
+    assert len(said) == 2 and said[0] == said[1], said
+    assert said[0].startswith("protocol 'gemeni' is not one of ") and "gemini" in said[0]
+
+
 # ---------------------------------------------------------------------- matchers
 
 

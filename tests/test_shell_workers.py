@@ -127,6 +127,21 @@ def test_one_worker_answers_every_event(home: Path, tmp_path: Path, worker: Path
         hooks.close()
 
 
+def test_serve_reads_utf_8_whatever_the_worker_s_locale(
+    home: Path, tmp_path: Path, worker: Path
+) -> None:
+    # The protocol is UTF-8 JSON lines; a worker started with an ASCII (or any other) stdin
+    # encoding must still read them.
+    entry = _entry(worker, tmp_path, env={"PYTHONIOENCODING": "ascii"})
+    hooks = load(home, {"pre_tool_call": [entry]})
+    try:
+        assert _fire(hooks, "block café ☕").message == "block café ☕"
+        assert _fire(hooks, "block again").message == "block again"
+        assert len(_starts(tmp_path)) == 1
+    finally:
+        hooks.close()
+
+
 def test_claude_code_protocol(home: Path, tmp_path: Path, worker: Path) -> None:
     entry = {"type": "command", **_entry(worker, tmp_path)}
     write_settings(home / "settings.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [entry]}]})
@@ -395,6 +410,34 @@ def test_the_host_environment_snapshot_follows_changes(monkeypatch: pytest.Monke
     assert host_env()["HERMES_WORKER_PROBE"] == "two"
     monkeypatch.delenv("HERMES_WORKER_PROBE")
     assert "HERMES_WORKER_PROBE" not in host_env()
+
+
+@pytest.mark.parametrize("protocol", ["hermes", "claude-code"])
+def test_a_firing_adds_only_the_per_firing_variables_to_the_static_environment(
+    home: Path, tmp_path: Path, worker: Path, monkeypatch: pytest.MonkeyPatch, protocol: str
+) -> None:
+    # A worker is keyed by its environment without PER_FIRING: any other variable that
+    # differs between firings (or from the environment warm: true starts it with) would
+    # start a new worker at every event.
+    from hermes_hooks.builtin_plugins.shell_hooks.environment import PER_FIRING
+
+    from hermes_hooks import resolve
+
+    monkeypatch.delenv("CLAUDE_ENV_FILE", raising=False)
+    entry = _entry(worker, tmp_path, protocol=protocol, env={"MINE": "1"})
+    hooks = load(home, {"on_session_start": [entry]})
+    try:
+        runner = shell_plugin(hooks).runner
+        (hook,) = shell_plugin(hooks).all_hooks
+        info = hooks.manager.event("on_session_start")
+        env = runner.environment(info, hook, {"session_id": "s1"}, resolve.current_dir())
+        static = runner.static_env(hook)
+        assert set(env) - set(static) == set(PER_FIRING)
+        assert {k: v for k, v in env.items() if k not in PER_FIRING} == static
+        assert (env["HERMES_HOOK_EVENT"], env["HERMES_SESSION_ID"]) == ("on_session_start", "s1")
+        assert static["MINE"] == "1"
+    finally:
+        hooks.close()
 
 
 @pytest.mark.parametrize("lang", ["bash", "python"])

@@ -18,6 +18,7 @@ def test_short_soak_loses_nothing_and_leaks_nothing(home):
     assert result["events"] == 1600 and result["churn_cycles"] > 0
     assert result["shell_runs"] == 4 * 8 + 1
     assert result["worker_runs"] == 4 * 200  # every second event of each thread
+    assert result["worker_starts"] == 1  # by one kept process, not a process per event
 
 
 def test_the_leak_check_sees_a_child_nobody_waited_for():

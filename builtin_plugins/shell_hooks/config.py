@@ -171,13 +171,7 @@ class Reader:
             self.warn(f"{where}: missing a non-empty 'command'; skipped")
             return None
         command = command.strip()
-        protocol = default_protocol
-        if "protocol" in raw:
-            protocol = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
-            if not protocol:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
-                          f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default_protocol!r}")  # fmt: skip
-                protocol = default_protocol
+        protocol = self.protocol(raw, where, default_protocol)
         if protocol == wire.HERMES:
             try:
                 if not shlex.split(command):
@@ -204,8 +198,10 @@ class Reader:
             name=self.text(raw.get("name"), f"{where}: name") or command,
             protocol=protocol,
             plugin_root=plugin_root,
-            pin=self.pins(raw.get("pin"), where),
-            env_passthrough=self.names(raw.get("env_passthrough"), f"{where}: env_passthrough"),
+            pin=self.strings(raw.get("pin"), f"{where}: pin", "file or directory paths"),
+            env_passthrough=self.strings(
+                raw.get("env_passthrough"), f"{where}: env_passthrough", "variable names"
+            ),
         )
         hook.occurrence, wrong = dialects.occurrence(protocol, name, info)
         if wrong:
@@ -230,13 +226,7 @@ class Reader:
         if read is None:
             return None
         label, options = read
-        if "protocol" in raw:
-            chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
-            if chosen:
-                protocol = chosen
-            else:
-                self.warn(f"{where}: protocol {raw.get('protocol')!r} is not 'hermes' or "
-                          f"'claude-code'; using {protocol!r}")  # fmt: skip
+        protocol = self.protocol(raw, where, protocol)
         required = bool(raw.get("required", False))
         hook = ShellHook(
             event=info.name, configured_event=name, command=label, origin=origin,
@@ -295,6 +285,16 @@ class Reader:
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
 
+    def protocol(self, raw: Mapping[str, Any], where: str, default: str) -> str:
+        """The entry's ``protocol:`` (``default`` when it has none; an unknown one is reported)."""
+        if "protocol" not in raw:
+            return default
+        chosen = _PROTOCOL_NAMES.get(str(raw.get("protocol")).strip().lower(), "")
+        if not chosen:
+            self.warn(f"{where}: protocol {raw.get('protocol')!r} is not one of "
+                      f"{', '.join(sorted(set(_PROTOCOL_NAMES)))}; using {default!r}")  # fmt: skip
+        return chosen or default
+
     def canary(self, raw: Any, where: str) -> dict[str, Any] | None:
         if raw is None:
             return None
@@ -348,23 +348,14 @@ class Reader:
             return None
         return str(value)
 
-    def names(self, value: Any, where: str) -> list[str]:
+    def strings(self, value: Any, where: str, what: str) -> list[str]:
+        """A list of non-empty strings (one string is a one-item list); else warned, ``[]``."""
         if value is None:
             return []
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.warn(f"{where} must be a list of variable names; ignored")
-            return []
-        return list(value)
-
-    def pins(self, value: Any, where: str) -> list[str]:
-        if value is None:
-            return []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            self.warn(f"{where}: pin must be a list of file or directory paths; ignored")
+            self.warn(f"{where} must be a list of {what}; ignored")
             return []
         return list(value)
 

@@ -15,6 +15,9 @@ from hermes_hooks import consent
 #: What a hook inherits from the host with ``hooks_env: minimal`` (besides ``LC_*``,
 #: ``CLAUDE_*`` and ``HERMES_*`` variables and the entry's ``env_passthrough``).
 MINIMAL_ENV = frozenset("PATH HOME USER LOGNAME SHELL LANG TERM TMPDIR TZ".split())
+#: The variables set per firing (``Runner.environment``), on top of a hook's static environment
+#: (``Runner.static_env``); the payload carries them too, so a warm worker's is the rest.
+PER_FIRING = ("HERMES_HOOK_EVENT", "HERMES_SESSION_ID", "CLAUDE_ENV_FILE")
 
 
 _snapshot: tuple[dict[bytes, bytes], dict[str, str]] | None = None

@@ -95,35 +95,33 @@ class Runner:
         cwd: str,
         base: Mapping[str, str] | None = None,
     ) -> dict[str, str]:
-        """The environment of ``hook`` at one firing."""
-        env = self._inherited(hook, base if base is not None else os.environ)
-        env["HERMES_HOOK_EVENT"] = info.name
-        env["HERMES_HOME"] = str(self.home)
+        """The environment of ``hook`` at one firing: :meth:`static_env` and the variables of
+        :data:`.environment.PER_FIRING` (the entry's own ``env`` wins over them too)."""
+        env = self.static_env(hook, base, cwd)
         session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
         # The payload carries the id as given; the OS cannot put a NUL in a variable.
-        env["HERMES_SESSION_ID"] = str(session).replace("\0", "\\0")
+        firing = {"HERMES_HOOK_EVENT": info.name,
+                  "HERMES_SESSION_ID": str(session).replace("\0", "\\0")}  # fmt: skip
+        claude = info.claude_event(kwargs)
+        if claude is not None and claude.env_file and session:
+            if "CLAUDE_ENV_FILE" not in os.environ:
+                firing["CLAUDE_ENV_FILE"] = str(self.env_file(str(session), create=True))
+        env.update((k, v) for k, v in firing.items() if k not in hook.env)
+        return env
+
+    def static_env(
+        self, hook: ShellHook, base: Mapping[str, str] | None = None, cwd: str | None = None
+    ) -> dict[str, str]:
+        """The environment a hook gets, without the per-firing variables (for consent checks
+        outside a firing: listing, approving; a warm worker's)."""
+        env = self._inherited(hook, base if base is not None else os.environ)
+        cwd = cwd if cwd is not None else resolve.current_dir()
+        env["HERMES_HOME"] = str(self.home)
         if hook.protocol == wire.CLAUDE:
             env.setdefault("CLAUDE_PROJECT_DIR", cwd)
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
         env.update(dialects.env(hook, cwd))
-        claude = info.claude_event(kwargs)
-        if claude is not None and claude.env_file and session:
-            if "CLAUDE_ENV_FILE" not in os.environ:
-                env["CLAUDE_ENV_FILE"] = str(self.env_file(str(session), create=True))
-        env.update(hook.env)
-        return env
-
-    def static_env(self, hook: ShellHook) -> dict[str, str]:
-        """The environment a hook gets, without the per-firing variables (for consent checks
-        outside a firing: listing, approving)."""
-        env = self._inherited(hook, os.environ)
-        env["HERMES_HOME"] = str(self.home)
-        if hook.protocol == wire.CLAUDE:
-            env.setdefault("CLAUDE_PROJECT_DIR", resolve.current_dir())
-            if hook.plugin_root:
-                env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
-        env.update(dialects.env(hook, resolve.current_dir()))
         env.update(hook.env)
         return env
 

@@ -20,6 +20,7 @@ from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
+from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
 from . import sequence
@@ -84,12 +85,10 @@ class ShellHooks(SourceBase):
         #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
         self.workers = WorkerPool()
         self.runner.transports["worker"] = self.workers
-        plugins = config.get("plugins")
-        named = plugins.get("required") if isinstance(plugins, Mapping) else None
-        if isinstance(named, list):
-            for hook in entries:
-                if hook.name in named or hook.command in named:
-                    hook.required = hook.fail_closed = True
+        named = required_names(config)
+        for hook in entries:
+            if hook.name in named or hook.command in named:
+                hook.required = hook.fail_closed = True
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
         )

@@ -237,12 +237,9 @@ class Worker:
     def _read_out(self) -> None:
         assert self.proc is not None
         while not self.eof and len(self.buf) <= self.cap:
-            try:
-                data = os.read(self.proc.stdout, 1 << 16)
-            except BlockingIOError:
+            data = _read(self.proc.stdout)
+            if data is None:
                 return
-            except OSError:
-                data = b""
             if not data:
                 self.eof = True
             self.buf += data
@@ -251,12 +248,9 @@ class Worker:
         assert self.proc is not None and self.sel is not None
         if self.proc.stderr not in self.sel.get_map():
             return  # at its end already
-        try:
-            data = os.read(self.proc.stderr, 1 << 16)
-        except BlockingIOError:
+        data = _read(self.proc.stderr)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:
             self.sel.unregister(self.proc.stderr)
         self.tail = (self.tail + data)[-_TAIL:]
@@ -325,6 +319,17 @@ class Worker:
                 self.lock.release()
         elif self.proc is not None:  # busy: the asking thread sees it die and cleans up
             spawn.kill_group(self.proc.pid)
+
+
+def _read(fd: int) -> bytes | None:
+    """What a non-blocking pipe holds (up to 64 KiB): ``None`` when nothing yet, ``b""`` at its
+    end (a read error counts as the end)."""
+    try:
+        return os.read(fd, 1 << 16)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
 
 
 @atexit.register

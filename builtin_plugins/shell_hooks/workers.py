@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from hermes_hooks import process
 
+from .environment import PER_FIRING
 from .matching import ShellHook
 from .worker_process import BACKOFF, Sent, Worker
 
@@ -30,9 +31,6 @@ if TYPE_CHECKING:
     from .execution import Runner
 
 log = logging.getLogger("hermes_hooks")
-
-#: Variables set per firing: not part of a worker's environment (the payload carries them).
-PER_FIRING = ("HERMES_HOOK_EVENT", "HERMES_SESSION_ID", "CLAUDE_ENV_FILE")
 
 
 class WorkerPool:
