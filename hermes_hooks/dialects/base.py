@@ -153,13 +153,6 @@ def block_unknown(info: EventInfo, label: str, key: str, value: Any) -> Translat
     return {"decision": "block", "reason": message}, [message]
 
 
-def text_of(value: Any) -> str | None:
-    """A non-empty stripped string, or ``None``."""
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
-
-
 class Translate:
     """Reads another agent's parsed answer as one of ours: a callable returning the answer in
     a shape our answer types read (``None``: nothing to read) and notes on what could not be
