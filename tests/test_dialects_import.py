@@ -94,6 +94,10 @@ def test_import_round_trips(agents: Agents, agent: str):
         first.pop(volatile, None)
         again.pop(volatile, None)
     assert first == again
+    # The project variables the agent sets are written into the entry, so it runs the same
+    # from any directory.
+    agent_vars = {k: v for k, v in runs[0]["env"].items() if k.endswith("_PROJECT_DIR")}
+    assert entry.get("env", {}) == {k: v for k, v in agent_vars.items() if k not in os.environ}
     (row,) = rows_of(imported)
     assert row["protocol"] == entry["protocol"]
 

@@ -22,12 +22,6 @@ if TYPE_CHECKING:
     from ..builtin_plugins.shell_hooks import ShellHook
 
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
-#: The variables each agent sets to its project directory (kept when the entry moves).
-PROJECT_VARS = {
-    "gemini": ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
-    "cursor": ("CURSOR_PROJECT_DIR",),
-    "claude-code": ("CLAUDE_PROJECT_DIR",),
-}
 
 
 def read(agent: str, path: Path) -> tuple[list[ShellHook], list[str], list[str], Path]:
@@ -81,7 +75,8 @@ def _project_of(path: Path) -> Path:
 
 def entry_of(hook: ShellHook, project: Path) -> dict[str, Any]:
     """The config.yaml entry that runs ``hook`` as it runs where it was read."""
-    from ..builtin_plugins.shell_hooks import DEFAULT_TIMEOUT
+    from ..builtin_plugins.shell_hooks import DEFAULT_TIMEOUT, dialects
+    from ..wire import CLAUDE
 
     entry: dict[str, Any] = {"command": hook.command, "protocol": hook.protocol}
     if hook.name and hook.name != hook.command:
@@ -94,9 +89,15 @@ def entry_of(hook: ShellHook, project: Path) -> dict[str, Any]:
         entry["fail_closed"] = True
     if hook.working_dir:
         entry["working_dir"] = str((project / hook.working_dir).resolve())
+    # The variables the agent sets to its project directory are kept when the entry moves:
+    # its dialect's, or the runner's CLAUDE_PROJECT_DIR for a Claude Code hook.
+    root = str(project.resolve())
+    agent_vars = (
+        {"CLAUDE_PROJECT_DIR": root} if hook.protocol == CLAUDE else dialects.env(hook, root)
+    )
     env = dict(hook.env)
-    for name in PROJECT_VARS.get(hook.protocol, ()):
-        env.setdefault(name, str(project.resolve()))
+    for name, value in agent_vars.items():
+        env.setdefault(name, value)
     if env:
         entry["env"] = env
     if hook.options.get("sequential"):
