@@ -157,3 +157,14 @@ def test_config_yaml_entries_speak_a_dialect_under_our_names_and_theirs(agents: 
         "pre_tool_call",
         "beforeShellExecution",
     }
+
+
+def test_import_of_a_claude_project_reads_its_settings_files_not_the_users(agents: Agents):
+    hook = {"hooks": [{"type": "command", "command": "true"}]}
+    agents.write_json(agents.project / ".claude" / "settings.local.json",
+                      {"hooks": {"Stop": [hook]}})  # fmt: skip
+    agents.write_json(agents.user / ".claude" / "settings.json", {"hooks": {"SessionEnd": [hook]}})
+    out = cli("import", "--from", "claude", str(agents.project), cwd=agents.user,
+              env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert list(yaml.safe_load(out.stdout)["hooks"]) == ["Stop"]

@@ -28,6 +28,7 @@ def read(agent: str, path: Path) -> tuple[list[ShellHook], list[str], list[str],
     """The hooks of ``agent`` in ``path`` (a file, or a project directory), the problems, the
     guards that could not be carried over, and the project directory."""
     from ..builtin_plugins.shell_hooks import readers
+    from ..builtin_plugins.shell_hooks.claude_files import settings_files
     from ..builtin_plugins.shell_hooks.config import Reader
     from ..builtin_plugins.shell_hooks.settings_files import read_settings_file
     from ..manager import HookManager
@@ -39,10 +40,8 @@ def read(agent: str, path: Path) -> tuple[list[ShellHook], list[str], list[str],
     reader = Quiet(HookManager())
     if path.is_dir():
         project = path
-        files = [p for p in readers.files_of(agent, project) if _under(p, project)]
-        if agent == "claude":
-            files = [project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"]  # fmt: skip
-        files = [p for p in files if p.is_file()]
+        where = settings_files(project) if agent == "claude" else readers.files_of(agent, project)
+        files = [p for p in where if _under(p, project) and p.is_file()]
         if not files:
             reader.problems.append(f"{path}: no {agent} hook file found in this directory")
     else:
