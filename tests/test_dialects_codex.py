@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, group, rows_of  # noqa: F401
 
 DENY_RM = """\
 record()
@@ -19,13 +19,6 @@ if "rm -rf" in command:
 
 def hooks_json(agents: Agents, hooks: dict, where=None) -> None:
     agents.write_json(where or agents.user / ".codex" / "hooks.json", {"hooks": hooks})
-
-
-def group(command: str, matcher: str | None = None, **entry) -> dict:
-    out = {"hooks": [{"type": "command", "command": command, **entry}]}
-    if matcher is not None:
-        out["matcher"] = matcher
-    return out
 
 
 def test_pre_tool_use_deny_blocks_and_the_payload_is_codexs(agents: Agents):

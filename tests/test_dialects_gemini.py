@@ -8,7 +8,7 @@ import logging
 from datetime import datetime
 
 import pytest
-from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, group, rows_of  # noqa: F401
 
 SECRET_GUARD = """\
 tool_input = payload["tool_input"]
@@ -25,13 +25,6 @@ else:
 def settings(agents: Agents, hooks: dict, **extra) -> None:
     data = {"hooksConfig": {"enabled": True}, "hooks": hooks, **extra}
     agents.write_json(agents.project / ".gemini" / "settings.json", data)
-
-
-def group(command: str, matcher: str | None = None, **entry) -> dict:
-    out = {"hooks": [{"type": "command", "command": command, **entry}]}
-    if matcher is not None:
-        out["matcher"] = matcher
-    return out
 
 
 def test_before_tool_guard_blocks_with_the_reason_and_sees_geminis_payload(agents: Agents):
