@@ -71,7 +71,7 @@ def test_before_read_file_sees_the_content_and_may_deny(agents: Agents):
         tool_name="read_file", args={"path": str(agents.project / ".env")}
     )
     assert decision.action == "block"
-    assert decision.message  # Cursor sends no message: ours names the hook
+    assert decision.message == "blocked by shell hook ./hooks/env.py"  # Cursor sent none
     (run,) = agents.seen(script)
     assert run["payload"]["content"] == "API_KEY=secret\n"
     assert run["payload"]["attachments"] == []
