@@ -178,15 +178,8 @@ def _first(payloads_seen: list[dict[str, Any]], name: str | None) -> dict[str, A
     return next((p for p in payloads_seen if p.get("hook_event_name") == name), None)
 
 
-#: The Claude Code events the comparison fires, and ours.
-CLAUDE_EVENTS = {"SessionStart": "on_session_start", "UserPromptSubmit": "user_prompt_submit",
-                 "PreToolUse": "pre_tool_call", "PermissionRequest": "permission_request",
-                 "PostToolUse": "post_tool_call", "PostToolUseFailure": "post_tool_call",
-                 "Stop": "pre_verify"}  # fmt: skip
-
-
 def _claude_kwargs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    event = CLAUDE_EVENTS[str(payload.get("hook_event_name"))]
+    event = catalogue.resolve(str(payload.get("hook_event_name")))  # Claude Code names: aliases
     return event, to_kwargs(event, payload)
 
 
