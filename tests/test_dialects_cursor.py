@@ -145,3 +145,14 @@ def test_a_shell_matcher_is_searched_in_the_command_and_unknown_answer_keys_repo
     assert (
         "unknown Cursor answer key 'permision' ignored (did you mean 'permission'?)" in caplog.text
     )
+
+
+def test_updated_input_in_cursors_argument_names_reaches_the_host_in_its_own(agents: Agents):
+    script = agents.script(agents.project / "move.py", """\
+        record()
+        print(json.dumps({"permission": "allow", "updated_input": {"file_path": "safe"}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"preToolUse": [{"command": str(script), "matcher": "Read"}]})
+    decision = agents.load(["cursor"]).pre_tool_call(tool_name="read_file", args={"path": "a"})
+    assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a"}
+    assert (decision.action, decision.args) == ("allow", {"path": "safe"})

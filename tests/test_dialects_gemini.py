@@ -187,3 +187,19 @@ def test_unknown_sources_are_reported(agents: Agents, caplog, source):
     caplog.set_level(logging.WARNING, "hermes_hooks")
     agents.load([source])
     assert f"unknown source {source!r}" in caplog.text
+
+
+def test_a_rewrite_in_geminis_argument_names_reaches_the_host_in_its_own(agents: Agents):
+    """``write_file`` is ``write_file`` with ``file_path`` in Gemini CLI and ``path`` here: the
+    ``tool_input`` a hook sends back is renamed back before the host gets it."""
+    script = agents.script(agents.project / "move.py", """\
+        record()
+        args = dict(payload["tool_input"], file_path="safe.py")
+        print(json.dumps({"hookSpecificOutput": {"tool_input": args}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group(str(script), "write_file")]})
+    decision = agents.load(["gemini"]).pre_tool_call(
+        tool_name="write_file", args={"path": "a.py", "content": "x"}
+    )
+    assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a.py", "content": "x"}
+    assert decision.args == {"path": "safe.py", "content": "x"}
