@@ -178,3 +178,16 @@ def test_permission_request_answers_the_approval_and_subagent_stop_guard_is_repo
     assert payload["hook_event_name"] == "PermissionRequest" and payload["tool_name"] == "Bash"
     assert payload["turn_id"] == "t9"
     assert "hooks.SubagentStop in" in caplog.text and "a deny cannot be carried over" in caplog.text
+
+
+def test_decision_approve_is_no_opinion_as_in_codex(agents: Agents, caplog):
+    """Codex rejects ``decision: "approve"`` on PreToolUse (the call runs as if the hook had no
+    opinion): it approves nothing here either."""
+    script = agents.script(agents.project / "approve.py", """\
+        print(json.dumps({"decision": "approve", "reason": "looks fine"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PreToolUse": [group(str(script), "Bash")]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["codex"]).pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action is None
+    assert "Codex rejects decision 'approve' on PreToolUse" in caplog.text

@@ -115,3 +115,15 @@ def test_entries_without_a_timeout_get_their_agents_default(agents: Agents):
         "codex": 60,
         "cursor": 60,
     }
+
+
+def test_a_permission_decision_copilot_does_not_define_blocks(agents: Agents, caplog):
+    """A guard whose answer cannot be read never lets the call through."""
+    script = agents.script(agents.project / "odd.py", """\
+        print(json.dumps({"permissionDecision": "later"}))
+        """)  # fmt: skip
+    hooks_file(agents, "odd.json", {"preToolUse": [{"type": "command", "bash": str(script)}]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["copilot"]).pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block"
+    assert "GitHub Copilot answer permissionDecision='later' is not a value" in decision.message

@@ -156,3 +156,13 @@ def test_updated_input_in_cursors_argument_names_reaches_the_host_in_its_own(age
     decision = agents.load(["cursor"]).pre_tool_call(tool_name="read_file", args={"path": "a"})
     assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a"}
     assert (decision.action, decision.args) == ("allow", {"path": "safe"})
+
+
+def test_followup_message_continues_only_where_the_agent_stops(agents: Agents):
+    """``followup_message`` keeps the agent going on ``stop``; on a prompt it blocks nothing."""
+    script = agents.script(agents.project / "follow.py", """\
+        print(json.dumps({"followup_message": "Now run the tests."}))
+        """)  # fmt: skip
+    hooks_json(agents, {"beforeSubmitPrompt": [{"command": str(script)}]})
+    prompt = agents.load(["cursor"]).user_prompt_submit(user_message="hello")
+    assert (prompt.action, prompt.message) == (None, None)
