@@ -203,3 +203,19 @@ def test_a_rewrite_in_geminis_argument_names_reaches_the_host_in_its_own(agents:
     )
     assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a.py", "content": "x"}
     assert decision.args == {"path": "safe.py", "content": "x"}
+
+
+def test_ask_asks_and_what_cannot_be_carried_over_is_reported(agents: Agents, caplog):
+    script = agents.script(agents.project / "ask.py", """\
+        print(json.dumps({"decision": "ask", "reason": "push to main?",
+                          "hookSpecificOutput": {"clearContext": True}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group(str(script), "run_shell_command")]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["gemini"]).pre_tool_call(
+        tool_name="terminal", args={"command": "git push"}
+    )
+    assert (decision.action, decision.message) == ("approve", "push to main?")
+    assert (
+        "hookSpecificOutput.clearContext (clearing the conversation) is not carried" in caplog.text
+    )
