@@ -77,5 +77,13 @@ def agents_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Agents:
     return Agents(user=user, project=project, home=tmp_path / "hermes")
 
 
+def group(command: str, matcher: str | None = None, **entry: Any) -> dict[str, Any]:
+    """A Gemini CLI / Codex matcher group holding one command hook (``entry``: its other keys)."""
+    out: dict[str, Any] = {"hooks": [{"type": "command", "command": command, **entry}]}
+    if matcher is not None:
+        out["matcher"] = matcher
+    return out
+
+
 def rows_of(hooks: Any) -> list[dict[str, Any]]:
     return [r for r in hooks.rows() if r.get("source") == "shell"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 
-from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, group, rows_of  # noqa: F401
 
 DENY_RM = """\
 record()
@@ -19,13 +19,6 @@ if "rm -rf" in command:
 
 def hooks_json(agents: Agents, hooks: dict, where=None) -> None:
     agents.write_json(where or agents.user / ".codex" / "hooks.json", {"hooks": hooks})
-
-
-def group(command: str, matcher: str | None = None, **entry) -> dict:
-    out = {"hooks": [{"type": "command", "command": command, **entry}]}
-    if matcher is not None:
-        out["matcher"] = matcher
-    return out
 
 
 def test_pre_tool_use_deny_blocks_and_the_payload_is_codexs(agents: Agents):
@@ -185,3 +178,16 @@ def test_permission_request_answers_the_approval_and_subagent_stop_guard_is_repo
     assert payload["hook_event_name"] == "PermissionRequest" and payload["tool_name"] == "Bash"
     assert payload["turn_id"] == "t9"
     assert "hooks.SubagentStop in" in caplog.text and "a deny cannot be carried over" in caplog.text
+
+
+def test_decision_approve_is_no_opinion_as_in_codex(agents: Agents, caplog):
+    """Codex rejects ``decision: "approve"`` on PreToolUse (the call runs as if the hook had no
+    opinion): it approves nothing here either."""
+    script = agents.script(agents.project / "approve.py", """\
+        print(json.dumps({"decision": "approve", "reason": "looks fine"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"PreToolUse": [group(str(script), "Bash")]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["codex"]).pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action is None
+    assert "Codex rejects decision 'approve' on PreToolUse" in caplog.text

@@ -95,3 +95,35 @@ def test_powershell_only_entries_and_unknown_keys_are_reported(agents: Agents, c
     where = agents.project / ".github" / "hooks" / "win.json"
     assert f"hooks.preToolUse[0] in {where}: unknown key 'timeout'" in caplog.text
     assert "no 'bash' command" in caplog.text
+
+
+def test_entries_without_a_timeout_get_their_agents_default(agents: Agents):
+    """Copilot's ``timeoutSec`` defaults to 30 s and Gemini CLI's to 60000 ms; Codex's own 600 s
+    is above our cap, so a Codex or Cursor entry without one gets ours (60 s)."""
+    hooks_file(agents, "plain.json", {"preToolUse": [{"type": "command", "bash": "true"}]})
+    plain = {"hooks": [{"type": "command", "command": "true"}]}
+    agents.write_json(
+        agents.project / ".gemini" / "settings.json", {"hooks": {"BeforeTool": [plain]}}
+    )
+    agents.write_json(agents.project / ".codex" / "hooks.json", {"hooks": {"PreToolUse": [plain]}})
+    agents.write_json(agents.project / ".cursor" / "hooks.json",
+                      {"version": 1, "hooks": {"beforeShellExecution": [{"command": "true"}]}})  # fmt: skip
+    rows = rows_of(agents.load(["copilot", "gemini", "codex", "cursor"]))
+    assert {r["protocol"]: r["timeout"] for r in rows} == {
+        "copilot": 30,
+        "gemini": 60,
+        "codex": 60,
+        "cursor": 60,
+    }
+
+
+def test_a_permission_decision_copilot_does_not_define_blocks(agents: Agents, caplog):
+    """A guard whose answer cannot be read never lets the call through."""
+    script = agents.script(agents.project / "odd.py", """\
+        print(json.dumps({"permissionDecision": "later"}))
+        """)  # fmt: skip
+    hooks_file(agents, "odd.json", {"preToolUse": [{"type": "command", "bash": str(script)}]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["copilot"]).pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block"
+    assert "GitHub Copilot answer permissionDecision='later' is not a value" in decision.message

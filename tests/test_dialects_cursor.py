@@ -71,7 +71,7 @@ def test_before_read_file_sees_the_content_and_may_deny(agents: Agents):
         tool_name="read_file", args={"path": str(agents.project / ".env")}
     )
     assert decision.action == "block"
-    assert decision.message  # Cursor sends no message: ours names the hook
+    assert decision.message == "blocked by shell hook ./hooks/env.py"  # Cursor sent none
     (run,) = agents.seen(script)
     assert run["payload"]["content"] == "API_KEY=secret\n"
     assert run["payload"]["attachments"] == []
@@ -145,3 +145,24 @@ def test_a_shell_matcher_is_searched_in_the_command_and_unknown_answer_keys_repo
     assert (
         "unknown Cursor answer key 'permision' ignored (did you mean 'permission'?)" in caplog.text
     )
+
+
+def test_updated_input_in_cursors_argument_names_reaches_the_host_in_its_own(agents: Agents):
+    script = agents.script(agents.project / "move.py", """\
+        record()
+        print(json.dumps({"permission": "allow", "updated_input": {"file_path": "safe"}}))
+        """)  # fmt: skip
+    hooks_json(agents, {"preToolUse": [{"command": str(script), "matcher": "Read"}]})
+    decision = agents.load(["cursor"]).pre_tool_call(tool_name="read_file", args={"path": "a"})
+    assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a"}
+    assert (decision.action, decision.args) == ("allow", {"path": "safe"})
+
+
+def test_followup_message_continues_only_where_the_agent_stops(agents: Agents):
+    """``followup_message`` keeps the agent going on ``stop``; on a prompt it blocks nothing."""
+    script = agents.script(agents.project / "follow.py", """\
+        print(json.dumps({"followup_message": "Now run the tests."}))
+        """)  # fmt: skip
+    hooks_json(agents, {"beforeSubmitPrompt": [{"command": str(script)}]})
+    prompt = agents.load(["cursor"]).user_prompt_submit(user_message="hello")
+    assert (prompt.action, prompt.message) == (None, None)

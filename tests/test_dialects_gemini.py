@@ -8,7 +8,7 @@ import logging
 from datetime import datetime
 
 import pytest
-from dialect_helpers import Agents, agents_fixture, rows_of  # noqa: F401
+from dialect_helpers import Agents, agents_fixture, group, rows_of  # noqa: F401
 
 SECRET_GUARD = """\
 tool_input = payload["tool_input"]
@@ -25,13 +25,6 @@ else:
 def settings(agents: Agents, hooks: dict, **extra) -> None:
     data = {"hooksConfig": {"enabled": True}, "hooks": hooks, **extra}
     agents.write_json(agents.project / ".gemini" / "settings.json", data)
-
-
-def group(command: str, matcher: str | None = None, **entry) -> dict:
-    out = {"hooks": [{"type": "command", "command": command, **entry}]}
-    if matcher is not None:
-        out["matcher"] = matcher
-    return out
 
 
 def test_before_tool_guard_blocks_with_the_reason_and_sees_geminis_payload(agents: Agents):
@@ -194,3 +187,35 @@ def test_unknown_sources_are_reported(agents: Agents, caplog, source):
     caplog.set_level(logging.WARNING, "hermes_hooks")
     agents.load([source])
     assert f"unknown source {source!r}" in caplog.text
+
+
+def test_a_rewrite_in_geminis_argument_names_reaches_the_host_in_its_own(agents: Agents):
+    """``write_file`` is ``write_file`` with ``file_path`` in Gemini CLI and ``path`` here: the
+    ``tool_input`` a hook sends back is renamed back before the host gets it."""
+    script = agents.script(agents.project / "move.py", """\
+        record()
+        args = dict(payload["tool_input"], file_path="safe.py")
+        print(json.dumps({"hookSpecificOutput": {"tool_input": args}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group(str(script), "write_file")]})
+    decision = agents.load(["gemini"]).pre_tool_call(
+        tool_name="write_file", args={"path": "a.py", "content": "x"}
+    )
+    assert agents.seen(script)[0]["payload"]["tool_input"] == {"file_path": "a.py", "content": "x"}
+    assert decision.args == {"path": "safe.py", "content": "x"}
+
+
+def test_ask_asks_and_what_cannot_be_carried_over_is_reported(agents: Agents, caplog):
+    script = agents.script(agents.project / "ask.py", """\
+        print(json.dumps({"decision": "ask", "reason": "push to main?",
+                          "hookSpecificOutput": {"clearContext": True}}))
+        """)  # fmt: skip
+    settings(agents, {"BeforeTool": [group(str(script), "run_shell_command")]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    decision = agents.load(["gemini"]).pre_tool_call(
+        tool_name="terminal", args={"command": "git push"}
+    )
+    assert (decision.action, decision.message) == ("approve", "push to main?")
+    assert (
+        "hookSpecificOutput.clearContext (clearing the conversation) is not carried" in caplog.text
+    )

@@ -94,8 +94,16 @@ def test_import_round_trips(agents: Agents, agent: str):
         first.pop(volatile, None)
         again.pop(volatile, None)
     assert first == again
+    # The project variables the agent sets are written into the entry, so it runs the same
+    # from any directory.
+    agent_vars = {k: v for k, v in runs[0]["env"].items() if k.endswith("_PROJECT_DIR")}
+    assert entry.get("env", {}) == {k: v for k, v in agent_vars.items() if k not in os.environ}
+    # ... and it is the same hook (timeout, matcher, fail_closed, ...), from another file.
     (row,) = rows_of(imported)
-    assert row["protocol"] == entry["protocol"]
+    (original,) = rows_of(in_place)
+    assert row["origin"] != original["origin"]
+    where = {"origin": None, "status": None, "error": None}  # the approval is per file
+    assert {**row, **where} == {**original, **where}
 
 
 def test_import_file_write_and_guard_errors(agents: Agents):
@@ -153,3 +161,24 @@ def test_config_yaml_entries_speak_a_dialect_under_our_names_and_theirs(agents: 
         "pre_tool_call",
         "beforeShellExecution",
     }
+
+
+def test_import_of_a_claude_project_reads_its_settings_files_not_the_users(agents: Agents):
+    hook = {"hooks": [{"type": "command", "command": "true"}]}
+    agents.write_json(agents.project / ".claude" / "settings.local.json",
+                      {"hooks": {"Stop": [hook]}})  # fmt: skip
+    agents.write_json(agents.user / ".claude" / "settings.json", {"hooks": {"SessionEnd": [hook]}})
+    out = cli("import", "--from", "claude", str(agents.project), cwd=agents.user,
+              env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert list(yaml.safe_load(out.stdout)["hooks"]) == ["Stop"]
+
+
+def test_import_keeps_a_gemini_sequential_group_sequential(agents: Agents):
+    hooks = [{"type": "command", "command": "true", "name": n} for n in ("one", "two")]
+    settings = agents.write_json(agents.project / ".gemini" / "settings.json", {"hooks": {
+        "BeforeTool": [{"sequential": True, "hooks": hooks}]}})  # fmt: skip
+    out = cli("import", "--from", "gemini", str(settings), cwd=agents.project)
+    assert out.returncode == 0, out.stderr
+    entries = yaml.safe_load(out.stdout)["hooks"]["BeforeTool"]
+    assert [(e["name"], e.get("sequential")) for e in entries] == [("one", True), ("two", True)]

@@ -156,6 +156,8 @@ def _block(
         for index, item in enumerate(items):
             for sub, entry in convert(reader, f"hooks.{name}[{index}]", origin, item):
                 entry["protocol"] = source
+                if "timeout" not in entry and dialect.default_timeout is not None:
+                    entry["timeout"] = dialect.default_timeout
                 if workdir and "working_dir" not in entry:
                     entry["working_dir"] = workdir
                 before = len(reader.hooks)
@@ -252,7 +254,7 @@ def _flat(source: str) -> Convert:
                 reader.warn(f"{where}: no 'bash' command (a 'powershell' one runs on Windows "
                             "only); skipped")  # fmt: skip
                 return []
-            entry = {"command": raw["bash"], "timeout": 30}
+            entry = {"command": raw["bash"]}
             if isinstance(raw.get("env"), Mapping):
                 entry["env"] = dict(raw["env"])
             if isinstance(raw.get("cwd"), str):

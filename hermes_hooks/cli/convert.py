@@ -22,18 +22,13 @@ if TYPE_CHECKING:
     from ..builtin_plugins.shell_hooks import ShellHook
 
 AGENTS = ("claude", "codex", "gemini", "cursor", "copilot")
-#: The variables each agent sets to its project directory (kept when the entry moves).
-PROJECT_VARS = {
-    "gemini": ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
-    "cursor": ("CURSOR_PROJECT_DIR",),
-    "claude-code": ("CLAUDE_PROJECT_DIR",),
-}
 
 
 def read(agent: str, path: Path) -> tuple[list[ShellHook], list[str], list[str], Path]:
     """The hooks of ``agent`` in ``path`` (a file, or a project directory), the problems, the
     guards that could not be carried over, and the project directory."""
     from ..builtin_plugins.shell_hooks import readers
+    from ..builtin_plugins.shell_hooks.claude_files import settings_files
     from ..builtin_plugins.shell_hooks.config import Reader
     from ..builtin_plugins.shell_hooks.settings_files import read_settings_file
     from ..manager import HookManager
@@ -45,10 +40,8 @@ def read(agent: str, path: Path) -> tuple[list[ShellHook], list[str], list[str],
     reader = Quiet(HookManager())
     if path.is_dir():
         project = path
-        files = [p for p in readers.files_of(agent, project) if _under(p, project)]
-        if agent == "claude":
-            files = [project / ".claude" / "settings.json", project / ".claude" / "settings.local.json"]  # fmt: skip
-        files = [p for p in files if p.is_file()]
+        where = settings_files(project) if agent == "claude" else readers.files_of(agent, project)
+        files = [p for p in where if _under(p, project) and p.is_file()]
         if not files:
             reader.problems.append(f"{path}: no {agent} hook file found in this directory")
     else:
@@ -81,7 +74,8 @@ def _project_of(path: Path) -> Path:
 
 def entry_of(hook: ShellHook, project: Path) -> dict[str, Any]:
     """The config.yaml entry that runs ``hook`` as it runs where it was read."""
-    from ..builtin_plugins.shell_hooks import DEFAULT_TIMEOUT
+    from ..builtin_plugins.shell_hooks import DEFAULT_TIMEOUT, dialects
+    from ..wire import CLAUDE
 
     entry: dict[str, Any] = {"command": hook.command, "protocol": hook.protocol}
     if hook.name and hook.name != hook.command:
@@ -94,9 +88,15 @@ def entry_of(hook: ShellHook, project: Path) -> dict[str, Any]:
         entry["fail_closed"] = True
     if hook.working_dir:
         entry["working_dir"] = str((project / hook.working_dir).resolve())
+    # The variables the agent sets to its project directory are kept when the entry moves:
+    # its dialect's, or the runner's CLAUDE_PROJECT_DIR for a Claude Code hook.
+    root = str(project.resolve())
+    agent_vars = (
+        {"CLAUDE_PROJECT_DIR": root} if hook.protocol == CLAUDE else dialects.env(hook, root)
+    )
     env = dict(hook.env)
-    for name in PROJECT_VARS.get(hook.protocol, ()):
-        env.setdefault(name, str(project.resolve()))
+    for name, value in agent_vars.items():
+        env.setdefault(name, value)
     if env:
         entry["env"] = env
     if hook.options.get("sequential"):

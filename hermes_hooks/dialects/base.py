@@ -34,6 +34,7 @@ class Dialect:
     payload carries, from the host's arguments, the working directory and the event's name.
     ``translate``: the agent's answer (a parsed JSON object) as one of ours, for one event.
     ``timeout_unit``: seconds per unit of the configured ``timeout`` (Gemini: milliseconds).
+    ``default_timeout``: the seconds an entry without a timeout gets (``None``: ours).
     ``plain_text_context``: plain stdout is context, as in Claude Code (Codex), or ignored and
     reported. ``env``: the variables the agent gives its hooks (from the project dir).
     ``matcher_names``: more names a matcher may use for a tool (none of the dialects has any).
@@ -48,7 +49,7 @@ class Dialect:
     tool_keys: tuple[str, str] = ("tool_name", "tool_input")
     args_as_text: bool = False
     timeout_unit: float = 1.0
-    default_timeout: float = 60.0
+    default_timeout: float | None = None
     plain_text_context: bool = False
     answer_keys: frozenset[str] = frozenset()
     env: Callable[[str], dict[str, str]] = field(default=lambda cwd: {})
@@ -151,13 +152,6 @@ def block_unknown(info: EventInfo, label: str, key: str, value: Any) -> Translat
         return None, [note + "; ignored"]
     message = f"{note}; blocked (a guard that cannot be read never lets the action through)"
     return {"decision": "block", "reason": message}, [message]
-
-
-def text_of(value: Any) -> str | None:
-    """A non-empty stripped string, or ``None``."""
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
 
 
 class Translate:

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..answers.dialect import text
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, text_of
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated
 
 LABEL = "Codex"
 
@@ -72,7 +73,7 @@ def _stop_after_tool(raw: dict[str, Any]) -> dict[str, Any]:
     """PostToolUse ``continue: false``: Codex 0.169 gives the model ``stopReason`` with the
     call's output and goes on (tests/oracle case post-continue-false); so do we, as feedback."""
     out = {k: v for k, v in raw.items() if k not in ("continue", "stopReason")}
-    reasons = [t for t in (text_of(out.get("reason")), text_of(raw.get("stopReason"))) if t]
+    reasons = [t for t in (text(out.get("reason")), text(raw.get("stopReason"))) if t]
     out["decision"] = "block"
     out["reason"] = "\n".join(reasons) or "stopped by a PostToolUse hook"
     return out
@@ -84,7 +85,7 @@ DIALECT = Dialect(
     tools=TOOLS,
     common=common,
     translate=translate,
-    default_timeout=600.0,
+    # Codex's own default (600 s) is above our cap (300 s): an entry without a timeout gets ours.
     plain_text_context=True,
     answer_keys=CLAUDE_SHAPED_KEYS,
 )

@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..answers.dialect import text
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import Dialect, Translated, block_unknown, text_of
+from .base import Dialect, Translated, block_unknown
 from .fields import millis
 
 LABEL = "GitHub Copilot"
@@ -48,7 +49,7 @@ def translate(
     if decision is None:
         return None, []
     word = str(decision).strip().lower()
-    reason = text_of(raw.get("permissionDecisionReason"))
+    reason = text(raw.get("permissionDecisionReason"))
     if word in ("deny", "block"):
         return {"decision": "block", "reason": reason} if reason else {"decision": "block"}, []
     if word == "allow":

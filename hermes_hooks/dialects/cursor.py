@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..answers.dialect import text
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import Dialect, Translated, block_unknown, text_of
+from .base import Dialect, Translated, block_unknown
 
 LABEL = "Cursor"
 
@@ -41,7 +42,7 @@ def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
 
 def _message(raw: Mapping[str, Any], *keys: str) -> str | None:
     for key in keys:
-        found = text_of(raw.get(key))
+        found = text(raw.get(key))
         if found:
             return found
     return None
@@ -71,13 +72,13 @@ def translate(
             out["decision"], out["reason"] = "block", agent or user
     if raw.get("continue") is False and info.can_block:
         out["decision"], out["reason"] = "block", user or agent
-    followup = text_of(raw.get("followup_message"))
+    followup = text(raw.get("followup_message"))
     if followup and info.meta.continues:
         out["decision"], out["reason"] = "block", followup
     rewrite = raw.get("updated_input", raw.get("updatedInput"))
     if isinstance(rewrite, Mapping) and info.tool_event:
         out.setdefault("hookSpecificOutput", {})["updatedInput"] = DIALECT.args_back(tool, rewrite)
-    context = text_of(raw.get("additional_context")) or text_of(raw.get("additionalContext"))
+    context = text(raw.get("additional_context")) or text(raw.get("additionalContext"))
     if context:
         out.setdefault("hookSpecificOutput", {})["additionalContext"] = context
     if isinstance(raw.get("env"), Mapping):

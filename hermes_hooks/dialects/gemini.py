@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..answers.dialect import text
 from ..catalogue import EventInfo
 from ..contract import AgentEvent
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, block_unknown, iso_now, text_of
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, block_unknown, iso_now
 
 LABEL = "Gemini CLI"
 
@@ -59,19 +60,19 @@ def translate(
         word = str(decision).strip().lower()
         if word in ("deny", "block"):
             out["decision"] = "block"
-            reason = text_of(raw.get("reason"))
+            reason = text(raw.get("reason"))
             if reason:
                 out["reason"] = reason
         elif word == "ask":
             out.setdefault("hookSpecificOutput", {})["permissionDecision"] = "ask"
-            if text_of(raw.get("reason")):
+            if text(raw.get("reason")):
                 out["hookSpecificOutput"]["permissionDecisionReason"] = raw["reason"]
         elif word not in ("allow", "approve"):
             return block_unknown(info, LABEL, "decision", decision)
     spec = raw.get("hookSpecificOutput")
     if isinstance(spec, Mapping):
         target = out.setdefault("hookSpecificOutput", {})
-        if text_of(spec.get("additionalContext")):
+        if text(spec.get("additionalContext")):
             if chosen is None or "additionalContext" in chosen.answers:
                 target["additionalContext"] = spec["additionalContext"]
             else:  # BeforeTool: Gemini CLI 0.61 gives it to nobody (tests/oracle)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -178,15 +179,8 @@ def _first(payloads_seen: list[dict[str, Any]], name: str | None) -> dict[str, A
     return next((p for p in payloads_seen if p.get("hook_event_name") == name), None)
 
 
-#: The Claude Code events the comparison fires, and ours.
-CLAUDE_EVENTS = {"SessionStart": "on_session_start", "UserPromptSubmit": "user_prompt_submit",
-                 "PreToolUse": "pre_tool_call", "PermissionRequest": "permission_request",
-                 "PostToolUse": "post_tool_call", "PostToolUseFailure": "post_tool_call",
-                 "Stop": "pre_verify"}  # fmt: skip
-
-
 def _claude_kwargs(payload: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    event = CLAUDE_EVENTS[str(payload.get("hook_event_name"))]
+    event = catalogue.resolve(str(payload.get("hook_event_name")))  # Claude Code names: aliases
     return event, to_kwargs(event, payload)
 
 
@@ -296,3 +290,29 @@ def fixture_payload(payload: Mapping[str, Any], case_dir: Path) -> dict[str, Any
     if "transcript_path" in out:
         out["transcript_path"] = "<transcript_path>"
     return out
+
+
+def check_fixtures(
+    folder: Path, agent: str, runs: Iterable[tuple[list[dict[str, Any]], Path]],
+    required: Iterable[str] = (),
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """The first payload of each event the runs recorded (``runs``: each run's payloads and its
+    case directory), with the same fields as its fixture in ``folder``; ``required``: events
+    that must be among them. With ``ORACLE_WRITE_FIXTURES=1`` the fixtures are rewritten."""
+    first: dict[str, dict[str, Any]] = {}
+    for payloads_seen, case_dir in runs:
+        for payload in payloads_seen:
+            name = str(payload.get("hook_event_name"))
+            first.setdefault(name, fixture_payload(payload, case_dir))
+    missing = sorted(set(required) - set(first))
+    assert not missing, f"{agent}: no payload recorded for {', '.join(missing)}"
+    if os.environ.get("ORACLE_WRITE_FIXTURES") == "1":
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, payload in first.items():
+            (folder / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n")
+    for name, payload in first.items():
+        path = folder / f"{name}.json"
+        assert path.exists(), f"no fixture for {agent} {name}: run with ORACLE_WRITE_FIXTURES=1"
+        recorded = json.loads(path.read_text())
+        assert sorted(payload) == sorted(recorded), f"{agent} {name}: its fields changed"
+    return first

@@ -10,7 +10,6 @@ captured here (one per event); otherwise the live payloads are checked against t
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,8 @@ from claude_cases import CASES, Case
 from oracle_agents import AgentRun, recorder_command, run_claude
 from oracle_compare import (
     Outcome,
+    check_fixtures,
     claude_outcome,
-    fixture_payload,
     hermes_outcome,
     record,
 )
@@ -166,18 +165,6 @@ def test_claude_code_payload_fields_match_fixtures(real_runs: dict[str, Real]) -
     """The fields Claude Code sends each event are those recorded in fixtures/claude-code/ (so
     the dialect readers are written against what the agent really sends); with
     ``ORACLE_WRITE_FIXTURES=1`` the fixtures are rewritten from this run."""
-    first: dict[str, dict[str, Any]] = {}
-    for real in real_runs.values():
-        for payload in real.run.payloads:
-            name = str(payload.get("hook_event_name"))
-            first.setdefault(name, fixture_payload(payload, real.dir))
-    assert {"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"} <= set(first)
-    if os.environ.get("ORACLE_WRITE_FIXTURES") == "1":
-        FIXTURES.mkdir(parents=True, exist_ok=True)
-        for name, payload in first.items():
-            (FIXTURES / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n")
-    for name, payload in first.items():
-        path = FIXTURES / f"{name}.json"
-        assert path.exists(), f"no fixture for {name}: run with ORACLE_WRITE_FIXTURES=1"
-        recorded = json.loads(path.read_text())
-        assert sorted(payload) == sorted(recorded), f"{name}: Claude Code's fields changed"
+    runs = [(real.run.payloads, real.dir) for real in real_runs.values()]
+    check_fixtures(FIXTURES, AGENT, runs,
+                   ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"))  # fmt: skip

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from oracle_agents import AgentRun, recorder_command, run_codex, run_gemini
-from oracle_compare import fixture_payload
+from oracle_compare import check_fixtures
 from oracle_install import Installed
 from oracle_servers import ToolCall
 
@@ -41,20 +41,7 @@ def _blocker(d: Path) -> str:
 
 
 def _check_fixtures(agent: str, runs: list[tuple[AgentRun, Path]]) -> dict[str, dict[str, Any]]:
-    first: dict[str, dict[str, Any]] = {}
-    for run, d in runs:
-        for payload in run.payloads:
-            first.setdefault(str(payload.get("hook_event_name")), fixture_payload(payload, d))
-    folder = FIXTURES / agent
-    if os.environ.get("ORACLE_WRITE_FIXTURES") == "1":
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, payload in first.items():
-            (folder / f"{name}.json").write_text(json.dumps(payload, indent=2) + "\n")
-    for name, payload in first.items():
-        path = folder / f"{name}.json"
-        assert path.exists(), f"no fixture for {agent} {name}: run with ORACLE_WRITE_FIXTURES=1"
-        assert sorted(payload) == sorted(json.loads(path.read_text())), f"{agent} {name} changed"
-    return first
+    return check_fixtures(FIXTURES / agent, agent, [(run.payloads, d) for run, d in runs])
 
 
 def _seen(run: AgentRun, needle: str) -> bool:
