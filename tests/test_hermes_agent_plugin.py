@@ -17,6 +17,7 @@ import pytest
 import hermes_hooks
 from hermes_hooks import hermes_agent
 from hermes_hooks.loader import HERMES_GROUP, scan_entry_points
+from tests.conftest import native_plugin
 
 
 def test_our_entry_point_is_installed_for_hermes_but_never_loaded_into_ourselves():
@@ -169,6 +170,48 @@ def test_events_without_hooks_answer_nothing(bridge):
     assert bridge.hooks["pre_llm_call"](session_id="s", user_message="hi") is None
     assert bridge.hooks["transform_llm_output"](response_text="hello", session_id="s") is None
     assert bridge.hooks["kanban_task_claimed"](task_id="k1", profile_name="default") is None
+
+
+@pytest.fixture
+def bare(home, monkeypatch):
+    """A bridge attached to a fake Hermes, for a home with no hook at all: tests register
+    native plugins on its manager themselves."""
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    bridge = hermes_agent.Bridge()
+    ctx = FakeContext()
+    bridge.attach(ctx)
+    assert bridge.hooks is not None
+    yield bridge.hooks, ctx
+    bridge.hooks.close()
+
+
+def test_each_relayed_site_gets_our_answer_in_the_shape_it_reads(bare):
+    hooks, ctx = bare
+    hooks.register(
+        native_plugin(
+            pre_llm_call=lambda: "house rules",
+            transform_llm_output=lambda response_text: response_text.upper(),
+            pre_gateway_dispatch=lambda: {"action": "rewrite", "text": "/help", "reason": "alias"},
+        ),
+        "p",
+    )
+    assert ctx.hooks["pre_llm_call"](session_id="s", user_message="hi") == "house rules"
+    assert ctx.hooks["transform_llm_output"](response_text="hello", session_id="s") == "HELLO"
+    # A transform that leaves the value as it was is no answer.
+    assert ctx.hooks["transform_llm_output"](response_text="HI", session_id="s") is None
+    answer = ctx.hooks["pre_gateway_dispatch"](event=None, gateway=None, session_store=None)
+    assert answer == {"action": "rewrite", "text": "/help", "reason": "alias"}
+
+
+def test_an_approval_keeps_its_rule_key_and_tool_call_context_reaches_the_result(bare):
+    hooks, ctx = bare
+    approve = {"action": "approve", "message": "ask", "rule_key": "git:push", "context": "note"}
+    hooks.register(native_plugin(pre_tool_call=lambda: approve), "p")
+    site = {"tool_name": "terminal", "args": {"command": "git push"}, "tool_call_id": "c1"}
+    answer = ctx.hooks["pre_tool_call"](**site)
+    assert answer == {"action": "approve", "message": "ask", "rule_key": "git:push"}
+    out = ctx.hooks["transform_tool_result"](result="pushed", **site)
+    assert out == "pushed\n\nnote"
 
 
 def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
