@@ -106,6 +106,14 @@ def test_a_claude_code_transcript_with_a_shell_guard_blocks_the_right_call(home,
     calls = [c for t in session.turns for c in t.tool_calls]
     assert [c.tool_name for c in calls] == ["terminal", "terminal", "write_file"]
     assert calls[2].args["path"].endswith("NOTES.md")  # Claude's file_path, back to ours
+    # Each tool_result block answers its tool_use: the recorded result and error flag stand in.
+    assert [(c.result, c.status) for c in calls] == [
+        ("total 0", "ok"),
+        ("rm: refusing", "error"),
+        ("File created successfully", "ok"),
+    ]
+    assert [t.user_message for t in session.turns] == ["tidy the repo and remove the temp files"]
+    assert session.turns[0].assistant_response == "The repo is tidy."
     result = replay(hooks, session)
     assert [(c.tool_call_id, c.action) for c in result.calls] == [
         ("toolu_01", None),
@@ -148,6 +156,14 @@ def test_hermes_agent_session_snapshot_and_state_db(policy_home, tmp_path):
     for path, kind in ((snapshot, "hermes-agent"), (db, "hermes-agent-db")):
         session = read_session(path)
         assert session.format == kind and session.session_id == "20261116_abc"
+        [turn] = session.turns
+        assert (turn.user_message, turn.assistant_response) == ("free some space", "Freed.")
+        [call] = turn.tool_calls
+        assert (call.tool_name, call.args, call.result) == (
+            "terminal",
+            {"command": "rm -rf /"},
+            '{"output": ""}',
+        )
         result = replay(hooks, session)
         assert [(c.tool_call_id, c.action) for c in result.calls] == [("call_9", "block")]
 
