@@ -421,6 +421,46 @@ def test_stats_counts_firings_where_a_hook_did_not_run(home, tmp_path):
     assert row["runs"] == 0 and row["not_run"] == 1 and row["p50_ms"] is None
 
 
+def test_stats_counts_a_denied_permission_as_a_block_and_a_changed_script_as_not_run(
+    home, tmp_path, plugin_dir
+):
+    import hermes_hooks
+
+    trace = tmp_path / "trace.jsonl"
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\ncat > /dev/null\n")
+    guard.chmod(0o755)
+    plugin_dir(
+        "nope",
+        "def register(ctx):\n"
+        "    ctx.register_hook('permission_request', lambda **kw: {'action': 'deny'})\n",
+    )
+    write_config(
+        home, {"trace_file": str(trace), "hooks": {"pre_tool_call": [{"command": str(guard)}]}}
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)  # approves, pins
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    hooks.close()
+    guard.write_text("#!/bin/sh\ncat > /dev/null\necho edited > /dev/null\n")
+    hooks = hermes_hooks.load(home, entry_points=False, ask=False)
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})  # changed: not run
+    hooks.close()
+    code, doc = _json(home, "stats", str(trace), "--json")
+    by_hook = {r["hook"]: r for r in doc["hooks"]}
+    assert (by_hook[str(guard)]["runs"], by_hook[str(guard)]["not_run"]) == (1, 1)
+    assert (by_hook["nope"]["runs"], by_hook["nope"]["blocks"]) == (1, 1)
+
+
+def test_percentiles_are_nearest_rank():
+    from hermes_hooks.cli.stats import percentile
+
+    values = [float(n) for n in range(20, 0, -1)]
+    assert [percentile(values, q) for q in (0.5, 0.95, 1.0)] == [10.0, 19.0, 20.0]
+    assert percentile([7.0], 0.95) == 7.0
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0  # the median of five: rank 3
+
+
 def test_gateway_option_is_refused_for_other_events(home):
     code, out = _cli(home, "test", "pre_tool_call", "--gateway", "command:reset")
     assert code == 2 and "--gateway fires gateway events" in out
