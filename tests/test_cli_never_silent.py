@@ -209,6 +209,29 @@ def test_test_fires_gateway_hooks(home):
     assert doc["result"]["decision"] == "deny"
 
 
+def test_test_shows_what_each_gateway_hook_did(home):
+    answers = {
+        "a-denies": "return {'decision': 'deny', 'message': 'not now'}",
+        "b-misspells": "return {'decision': 'refuse'}",
+        "c-raises": "raise RuntimeError('handler broke')",
+        "d-observes": "return None",
+    }
+    for name, body in answers.items():
+        hook = home / "hooks" / name
+        hook.mkdir(parents=True)
+        (hook / "HOOK.yaml").write_text(f"name: {name}\nevents: ['command:*']\n")
+        (hook / "handler.py").write_text(f"def handle(event_type, context):\n    {body}\n")
+    code, doc = _json(home, "test", "--gateway", "command:reset", "--json")
+    assert code == 0, doc
+    seen = {e["name"]: (e["outcome"], e["dropped"], e["failure"]) for e in doc["hooks"]}
+    assert seen["gateway:a-denies"] == ("answered", None, None)
+    assert seen["gateway:b-misspells"][0] == "dropped"
+    assert "'deny'" in seen["gateway:b-misspells"][1]  # the closest valid decision
+    outcome, dropped, failure = seen["gateway:c-raises"]
+    assert (outcome, dropped) == ("failed", None) and "handler broke" in failure
+    assert seen["gateway:d-observes"] == ("no opinion", None, None)
+
+
 @pytest.mark.parametrize(
     ("payload", "form"),
     [
