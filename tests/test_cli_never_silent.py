@@ -338,6 +338,8 @@ def test_events_name_shows_one_event(home):
     assert code == 0 and out.startswith("pre_tool_call") and "required:  tool_name, args" in out
     code, doc = _json(home, "events", "pre_tool_call", "--json")
     assert doc["name"] == "pre_tool_call"
+    code, out = _cli(home, "events", "PreToolUs")
+    assert code == 2 and "unknown event 'PreToolUs'" in out and "did you mean 'PreToolUse'" in out
 
 
 def test_subcommand_help_shows_the_global_options(home):
