@@ -65,8 +65,9 @@ def test_doctor_reports_a_syntax_error_with_file_and_line(home, plugin_dir):
 
 def test_doctor_reports_config_errors_and_misspelt_keys(home):
     (home / "config.yaml").write_text("hook:\n  pre_tool_call: []\n")
-    code, out = _cli(home, "doctor")
-    assert code == 1 and "'hook' (did you mean 'hooks'?)" in out
+    code, doc = _json(home, "doctor", "--json")
+    [config] = [c for c in doc["checks"] if c["kind"] == "config"]  # not only a log line
+    assert code == 1 and any("'hook' (did you mean 'hooks'?)" in p for p in config["problems"])
     (home / "config.yaml").write_text("hooks: [unclosed\n")
     code, out = _cli(home, "doctor")
     assert code == 1 and "config.yaml" in out and "BAD  config" in out
@@ -498,14 +499,20 @@ def test_doctor_says_which_hooks_never_run_under_hermes_agent_0_19(home, tmp_pat
     script.write_text("#!/bin/sh\nexit 0\n")
     script.chmod(0o755)
     config = {
-        "plugins": {"enabled": ["hermes-hooks"]},
+        "plugins": {"enabled": ["hermes-hooks", "gateway:greeter"]},
         "hooks": {
             "PreCompact": [{"command": str(script)}],
             "pre_tool_call": [{"command": str(script)}],
         },
     }
     (home / "config.yaml").write_text(_yaml.safe_dump(config))
+    gateway = home / "hooks" / "greeter"  # Hermes' own gateway runs HOOK.yaml hooks: not reported
+    gateway.mkdir(parents=True)
+    (gateway / "HOOK.yaml").write_text("name: greeter\nevents: ['agent:start']\n")
+    (gateway / "handler.py").write_text("def handle(event_type, context):\n    return None\n")
     code, out = _json(home, "--accept-hooks", "doctor", "--json")
+    _, rows = _json(home, "list", "--json")
+    assert ("gateway:greeter", "active") in {(r["name"], r["status"]) for r in rows}
     assert code == 1
     hermes = [c for c in out["checks"] if c["kind"] == "hermes"]
     assert len(hermes) == 1 and "pre_compress (PreCompact)" in json.dumps(hermes[0])
