@@ -162,6 +162,25 @@ def test_verify_fires_a_python_plugins_canary(home, plugin_dir):
     assert [v["passed"] for v in doc["canaries"]] == [True, True]
 
 
+def test_verify_fills_a_canary_from_the_events_example_and_reads_no_opinion_as_none(
+    home, plugin_dir
+):
+    plugin_dir(
+        "sqlguard",
+        "def register(ctx):\n"
+        "    def guard(tool_name=None, args=None, **kw):\n"
+        "        if not tool_name or 'DROP' in str(args):\n"
+        "            return {'action': 'block', 'message': 'no DROP'}\n"
+        "    ctx.register_hook('pre_tool_call', guard)\n",
+        "name: sqlguard\ncanary:\n  - event: pre_tool_call\n"
+        "    payload: {args: {query: SELECT 1}}\n    expect: no opinion\n",
+    )
+    code, doc = _json(home, "verify", "--json")
+    assert code == 0, doc
+    [verdict] = doc["canaries"]
+    assert (verdict["passed"], verdict["got"]) == (True, "none")
+
+
 def test_verify_without_canaries_says_so_and_fails(home):
     code, out = _cli(home, "verify")
     assert code == 1 and "No canary configured" in out
