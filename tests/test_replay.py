@@ -236,3 +236,58 @@ def test_the_cli_releases_the_hooks_it_loaded(home, monkeypatch, adhoc):
     result = CliRunner().invoke(hooks_group, args)
     assert result.exit_code == 0, result.output
     assert len(closed) == 1  # warm workers and the watchdog go with the command
+
+
+SHAPER = """
+from hermes_hooks import hookimpl
+
+@hookimpl
+def user_prompt_submit(user_message):
+    if "push" in user_message:
+        return {"action": "block", "message": "no pushing today"}
+    return {"text": user_message + " (carefully)", "context": "abc"}
+
+@hookimpl
+def pre_tool_call(tool_name, args):
+    command = (args or {}).get("command", "")
+    if command == "ls build":
+        return {"action": "modify", "args": {"command": "ls -la build"}}
+    if command.startswith("rm "):
+        return {"action": "approve", "message": "deleting needs a human", "context": "12345"}
+
+@hookimpl
+def permission_request(tool_name, args):
+    return {"action": "deny", "message": "nobody is around"}
+
+@hookimpl
+def transform_tool_result(args, result):
+    return None
+
+@hookimpl
+def pre_llm_call(user_message):
+    return None
+"""
+
+
+def test_a_replay_applies_prompt_blocks_and_rewrites_argument_rewrites_and_denials(home):
+    write_plugin(home, "shaper", SHAPER)
+    hooks = hermes_hooks.load(home, {}, entry_points=False)
+    result = replay(hooks, read_session(SESSION))
+    # Turn 2 ("push it") is refused: its tool calls are never fired.
+    assert [(c.tool_call_id, c.action, c.permission) for c in result.calls] == [
+        ("c1", None, None),
+        ("c2", "block", "deny"),  # asked for approval, and the permission hook said no
+    ]
+    assert result.calls[0].rewritten == {"command": "ls -la build"}
+    summary = result.summary()
+    assert (summary["prompts_blocked"], summary["prompts_rewritten"]) == (1, 1)
+    assert summary["context_bytes"] == len("abc") + len("12345")
+
+    def payloads(event: str) -> list[dict]:
+        return [r["payload"] for f in result.firings if f.event == event for r in f.hooks]
+
+    # The model and the tool see what the hooks made of the recording.
+    assert [p["user_message"] for p in payloads("pre_llm_call")] == [
+        "clean up the build directory (carefully)"
+    ]
+    assert [p["args"] for p in payloads("transform_tool_result")] == [{"command": "ls -la build"}]
