@@ -82,6 +82,14 @@ def test_doctor_checks_gateway_hooks(home):
     assert code == 1 and doc["ok"] is False
     bad = [c for c in doc["checks"] if not c["ok"]]
     assert any("gateway handler cannot import" in " ".join(c["problems"]) for c in bad), bad
+    good = home / "hooks" / "greeter"  # a gateway hook that loads is listed too, as loaded
+    good.mkdir()
+    (good / "HOOK.yaml").write_text("name: greeter\nevents: [agent:start]\n")
+    (good / "handler.py").write_text("def handle(event_type, context):\n    return None\n")
+    code, doc = _json(home, "doctor", "--json")
+    [greeter] = [c for c in doc["checks"] if c["name"] == "gateway:greeter"]
+    assert (greeter["kind"], greeter["ok"]) == ("gateway", True)
+    assert greeter["notes"] == [f"loaded (gateway: {good})"]
 
 
 def test_doctor_json_lists_every_check_and_is_ok_when_all_is_well(home, plugin_dir):
