@@ -246,3 +246,67 @@ def test_background_hooks_reach_hermes_through_its_inject_message(home, tmp_path
     bridge.hooks.post_tool_call(tool_name="terminal", result="ok", status="ok", session_id="s")
     bridge.hooks.close()
     assert len(injected) == 1 and "tests broke" in injected[0][0]
+
+
+def test_adoption_moves_hermes_callbacks_into_our_manager_in_hermes_order(home):
+    """hermes_patch.Patch on a stand-in for Hermes 0.19's plugin manager (the real one:
+    tests/test_hermes_agent_bridge.py): each owning plugin's callbacks become one plugin of ours,
+    Hermes' shell runner is dropped, only the bridge stays in Hermes' table, and the bridge's
+    middleware goes last."""
+    from types import SimpleNamespace
+
+    from hermes_hooks import hermes_patch
+
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False, hermes_plugins=False)
+    ran: list[str] = []
+
+    def callback(module: str, answer: Any) -> Any:
+        def cb(**kw: Any) -> Any:
+            ran.append(module)
+            return answer
+
+        cb.__module__ = module
+        return cb
+
+    approve = callback("hermes_plugins.alpha", {"action": "approve", "message": "ask"})
+    block = callback("hermes_plugins.beta.rules", {"action": "block", "message": "no"})
+    shell = callback("agent.shell_hooks", {"action": "block", "message": "hooks: block"})
+    unowned = callback("somewhere.else", None)
+
+    def bridge(**kw: Any) -> None:
+        return None
+
+    def middleware(**kw: Any) -> None:
+        return None
+
+    def other_middleware(**kw: Any) -> None:
+        return None
+
+    def plugin(module: str, version: str) -> Any:
+        manifest = SimpleNamespace(source="directory", path=f"/p/{module}", version=version)
+        return SimpleNamespace(module=SimpleNamespace(__name__=module), manifest=manifest)
+
+    manager = SimpleNamespace(
+        _hooks={"pre_tool_call": [approve, bridge, block, shell, unowned], "other": [approve]},
+        _middleware={"tool_request": [middleware, other_middleware]},
+        _plugins={
+            "alpha": plugin("hermes_plugins.alpha", "1.0"),
+            "beta": plugin("hermes_plugins.beta", "2.0"),
+        },
+    )
+    patch = hermes_patch.Patch(manager, SimpleNamespace())
+    callbacks = {"pre_tool_call": bridge}
+    assert patch.foreign("pre_tool_call", callbacks)
+    patch.adopt(hooks, callbacks, middleware)
+    assert manager._hooks == {"pre_tool_call": [bridge], "other": [approve]}  # not bridged: kept
+    assert manager._middleware["tool_request"] == [other_middleware, middleware]
+    assert not patch.foreign("pre_tool_call", callbacks, middleware)
+    assert set(patch.adopted) == {"alpha", "beta", "hermes:somewhere.else"}
+    beta = hooks.records["beta"]
+    assert (beta.version, beta.path) == ("2.0", "/p/hermes_plugins.beta")
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message, decision.source) == ("block", "no", "beta")
+    assert ran == ["hermes_plugins.alpha", "hermes_plugins.beta.rules", "somewhere.else"]
+    patch.release(hooks)
+    assert patch.adopted == [] and not {"alpha", "beta"} & set(hooks.records)
+    hooks.close()
