@@ -26,7 +26,7 @@ from hermes_hooks.importing import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
-from hermes_hooks.trace import summarise
+from hermes_hooks.trace import Probe, outcome_of, summarise
 from hermes_hooks.trust import untrusted_tree
 from hermes_hooks.watchdog import within
 
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_hooks")
 
-#: How ``gateway_event`` reads answers (the hookspec's answer type).
-_ANSWERS = catalogue.events()["gateway_event"].answer
+#: The event gateway hooks answer, and how it reads answers (the hookspec's answer type).
+_EVENT = catalogue.events()["gateway_event"]
+_ANSWERS = _EVENT.answer
 MODULE_NAMESPACE = "hermes_gateway_hooks"
 
 
@@ -109,17 +110,12 @@ class GatewayHook(SourceBase):
             raise
         finally:
             dropped = _ANSWERS.explain(raw) if answer is None and raw is not None else ""
-            if error:
-                outcome = "failed"
-            elif dropped:
-                outcome = "dropped"
-            else:
-                outcome = "answered" if answer is not None else "no opinion"
+            probe = Probe(raw=raw, error=error, dropped=dropped or None)
             kwargs = {"event_type": event_type, "context": context}
-            tracer.record(event="gateway_event", hook=self.plugin_name, source="gateway",
-                          ms=(time.perf_counter() - started) * 1000, outcome=outcome,
-                          decision=summarise(answer), dropped=dropped or None, error=error,
-                          kwargs=kwargs, raw=raw)  # fmt: skip
+            tracer.record(event=_EVENT.name, hook=self.plugin_name, source="gateway",
+                          ms=(time.perf_counter() - started) * 1000,
+                          outcome=outcome_of(answer, probe), decision=summarise(answer),
+                          dropped=probe.dropped, error=error, kwargs=kwargs, raw=raw)  # fmt: skip
 
     async def _run(
         self, event_type: str, context: dict[str, Any]
@@ -171,7 +167,7 @@ class GatewayHook(SourceBase):
         """The hook's row in ``hermes hooks list``."""
         return [
             {
-                "event": "gateway_event",
+                "event": _EVENT.name,
                 "name": self.plugin_name,
                 "source": "gateway",
                 "status": "active",

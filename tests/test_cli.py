@@ -106,6 +106,25 @@ def test_hermes_script_without_agent_says_so():
     assert "Hermes Agent" in out.stderr and "not installed" in out.stderr
 
 
+def test_hermes_script_keeps_hermes_aliases_and_profiles_without_hermes(home, tmp_path):
+    # `hermes -p NAME hooks ls` is ours even when Hermes Agent is absent: the profile's home,
+    # Hermes' `ls` alias for `list` (tests/test_handover.py checks it beside the real Hermes).
+    script = tmp_path / "guard.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    profile = home / "profiles" / "work"
+    profile.mkdir(parents=True)
+    (profile / "config.yaml").write_text(f"hooks:\n  pre_tool_call:\n    - command: {script}\n")
+    env = {"HERMES_HOOKS_NO_AGENT": "1"}
+    for args in (("-p", "work"), ("--profile", "work"), ("--profile=work",)):
+        out = run(*args, "hooks", "ls", "--json", script=HERMES, home=home, env=env)
+        assert out.returncode == 0, (args, out.stderr)
+        shell = [r["command"] for r in json.loads(out.stdout) if r.get("source") == "shell"]
+        assert shell == [str(script)], args
+    out = run("hooks", "ls", "--json", script=HERMES, home=home, env=env)  # the default profile
+    assert [r for r in json.loads(out.stdout) if r.get("source") == "shell"] == []
+
+
 def test_hermes_hooks_accepts_leading_hooks_word():
     assert run("hooks", "events").returncode == 0
 
@@ -134,11 +153,13 @@ def test_import_is_cheap():
 
 
 def test_help_does_not_load_plugins_or_yaml():
+    # Every command's module (from the command table itself), and what loading hooks needs.
     code = (
         "import sys; from hermes_hooks import cli\n"
+        "heavy = {'yaml', 'importlib.metadata', 'hermes_hooks.manager'}\n"
+        "heavy |= {module for module, _, _ in cli.COMMANDS.values()}\n"
         "try:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
-        "print([m for m in ('yaml', 'importlib.metadata', 'hermes_hooks.manager', 'hermes_hooks.cli.shell', "
-        "'hermes_hooks.cli.plugins', 'hermes_hooks.cli.listing', 'hermes_hooks.cli.scaffold', 'hermes_hooks.demo') if m in sys.modules], file=sys.stderr)"
+        "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stderr.strip().endswith("[]"), out.stderr

@@ -65,8 +65,9 @@ def test_doctor_reports_a_syntax_error_with_file_and_line(home, plugin_dir):
 
 def test_doctor_reports_config_errors_and_misspelt_keys(home):
     (home / "config.yaml").write_text("hook:\n  pre_tool_call: []\n")
-    code, out = _cli(home, "doctor")
-    assert code == 1 and "'hook' (did you mean 'hooks'?)" in out
+    code, doc = _json(home, "doctor", "--json")
+    [config] = [c for c in doc["checks"] if c["kind"] == "config"]  # not only a log line
+    assert code == 1 and any("'hook' (did you mean 'hooks'?)" in p for p in config["problems"])
     (home / "config.yaml").write_text("hooks: [unclosed\n")
     code, out = _cli(home, "doctor")
     assert code == 1 and "config.yaml" in out and "BAD  config" in out
@@ -81,6 +82,14 @@ def test_doctor_checks_gateway_hooks(home):
     assert code == 1 and doc["ok"] is False
     bad = [c for c in doc["checks"] if not c["ok"]]
     assert any("gateway handler cannot import" in " ".join(c["problems"]) for c in bad), bad
+    good = home / "hooks" / "greeter"  # a gateway hook that loads is listed too, as loaded
+    good.mkdir()
+    (good / "HOOK.yaml").write_text("name: greeter\nevents: [agent:start]\n")
+    (good / "handler.py").write_text("def handle(event_type, context):\n    return None\n")
+    code, doc = _json(home, "doctor", "--json")
+    [greeter] = [c for c in doc["checks"] if c["name"] == "gateway:greeter"]
+    assert (greeter["kind"], greeter["ok"]) == ("gateway", True)
+    assert greeter["notes"] == [f"loaded (gateway: {good})"]
 
 
 def test_doctor_json_lists_every_check_and_is_ok_when_all_is_well(home, plugin_dir):
@@ -161,6 +170,25 @@ def test_verify_fires_a_python_plugins_canary(home, plugin_dir):
     assert [v["passed"] for v in doc["canaries"]] == [True, True]
 
 
+def test_verify_fills_a_canary_from_the_events_example_and_reads_no_opinion_as_none(
+    home, plugin_dir
+):
+    plugin_dir(
+        "sqlguard",
+        "def register(ctx):\n"
+        "    def guard(tool_name=None, args=None, **kw):\n"
+        "        if not tool_name or 'DROP' in str(args):\n"
+        "            return {'action': 'block', 'message': 'no DROP'}\n"
+        "    ctx.register_hook('pre_tool_call', guard)\n",
+        "name: sqlguard\ncanary:\n  - event: pre_tool_call\n"
+        "    payload: {args: {query: SELECT 1}}\n    expect: no opinion\n",
+    )
+    code, doc = _json(home, "verify", "--json")
+    assert code == 0, doc
+    [verdict] = doc["canaries"]
+    assert (verdict["passed"], verdict["got"]) == (True, "none")
+
+
 def test_verify_without_canaries_says_so_and_fails(home):
     code, out = _cli(home, "verify")
     assert code == 1 and "No canary configured" in out
@@ -207,6 +235,29 @@ def test_test_fires_gateway_hooks(home):
     [entry] = doc["hooks"]
     assert entry["source"] == "gateway" and entry["payload"]["event_type"] == "command:reset"
     assert doc["result"]["decision"] == "deny"
+
+
+def test_test_shows_what_each_gateway_hook_did(home):
+    answers = {
+        "a-denies": "return {'decision': 'deny', 'message': 'not now'}",
+        "b-misspells": "return {'decision': 'refuse'}",
+        "c-raises": "raise RuntimeError('handler broke')",
+        "d-observes": "return None",
+    }
+    for name, body in answers.items():
+        hook = home / "hooks" / name
+        hook.mkdir(parents=True)
+        (hook / "HOOK.yaml").write_text(f"name: {name}\nevents: ['command:*']\n")
+        (hook / "handler.py").write_text(f"def handle(event_type, context):\n    {body}\n")
+    code, doc = _json(home, "test", "--gateway", "command:reset", "--json")
+    assert code == 0, doc
+    seen = {e["name"]: (e["outcome"], e["dropped"], e["failure"]) for e in doc["hooks"]}
+    assert seen["gateway:a-denies"] == ("answered", None, None)
+    assert seen["gateway:b-misspells"][0] == "dropped"
+    assert "'deny'" in seen["gateway:b-misspells"][1]  # the closest valid decision
+    outcome, dropped, failure = seen["gateway:c-raises"]
+    assert (outcome, dropped) == ("failed", None) and "handler broke" in failure
+    assert seen["gateway:d-observes"] == ("no opinion", None, None)
 
 
 @pytest.mark.parametrize(
@@ -315,6 +366,8 @@ def test_events_name_shows_one_event(home):
     assert code == 0 and out.startswith("pre_tool_call") and "required:  tool_name, args" in out
     code, doc = _json(home, "events", "pre_tool_call", "--json")
     assert doc["name"] == "pre_tool_call"
+    code, out = _cli(home, "events", "PreToolUs")
+    assert code == 2 and "unknown event 'PreToolUs'" in out and "did you mean 'PreToolUse'" in out
 
 
 def test_subcommand_help_shows_the_global_options(home):
@@ -421,6 +474,46 @@ def test_stats_counts_firings_where_a_hook_did_not_run(home, tmp_path):
     assert row["runs"] == 0 and row["not_run"] == 1 and row["p50_ms"] is None
 
 
+def test_stats_counts_a_denied_permission_as_a_block_and_a_changed_script_as_not_run(
+    home, tmp_path, plugin_dir
+):
+    import hermes_hooks
+
+    trace = tmp_path / "trace.jsonl"
+    guard = tmp_path / "guard.sh"
+    guard.write_text("#!/bin/sh\ncat > /dev/null\n")
+    guard.chmod(0o755)
+    plugin_dir(
+        "nope",
+        "def register(ctx):\n"
+        "    ctx.register_hook('permission_request', lambda **kw: {'action': 'deny'})\n",
+    )
+    write_config(
+        home, {"trace_file": str(trace), "hooks": {"pre_tool_call": [{"command": str(guard)}]}}
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)  # approves, pins
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    hooks.close()
+    guard.write_text("#!/bin/sh\ncat > /dev/null\necho edited > /dev/null\n")
+    hooks = hermes_hooks.load(home, entry_points=False, ask=False)
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})  # changed: not run
+    hooks.close()
+    code, doc = _json(home, "stats", str(trace), "--json")
+    by_hook = {r["hook"]: r for r in doc["hooks"]}
+    assert (by_hook[str(guard)]["runs"], by_hook[str(guard)]["not_run"]) == (1, 1)
+    assert (by_hook["nope"]["runs"], by_hook["nope"]["blocks"]) == (1, 1)
+
+
+def test_percentiles_are_nearest_rank():
+    from hermes_hooks.cli.stats import percentile
+
+    values = [float(n) for n in range(20, 0, -1)]
+    assert [percentile(values, q) for q in (0.5, 0.95, 1.0)] == [10.0, 19.0, 20.0]
+    assert percentile([7.0], 0.95) == 7.0
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 0.5) == 3.0  # the median of five: rank 3
+
+
 def test_gateway_option_is_refused_for_other_events(home):
     code, out = _cli(home, "test", "pre_tool_call", "--gateway", "command:reset")
     assert code == 2 and "--gateway fires gateway events" in out
@@ -433,14 +526,20 @@ def test_doctor_says_which_hooks_never_run_under_hermes_agent_0_19(home, tmp_pat
     script.write_text("#!/bin/sh\nexit 0\n")
     script.chmod(0o755)
     config = {
-        "plugins": {"enabled": ["hermes-hooks"]},
+        "plugins": {"enabled": ["hermes-hooks", "gateway:greeter"]},
         "hooks": {
             "PreCompact": [{"command": str(script)}],
             "pre_tool_call": [{"command": str(script)}],
         },
     }
     (home / "config.yaml").write_text(_yaml.safe_dump(config))
+    gateway = home / "hooks" / "greeter"  # Hermes' own gateway runs HOOK.yaml hooks: not reported
+    gateway.mkdir(parents=True)
+    (gateway / "HOOK.yaml").write_text("name: greeter\nevents: ['agent:start']\n")
+    (gateway / "handler.py").write_text("def handle(event_type, context):\n    return None\n")
     code, out = _json(home, "--accept-hooks", "doctor", "--json")
+    _, rows = _json(home, "list", "--json")
+    assert ("gateway:greeter", "active") in {(r["name"], r["status"]) for r in rows}
     assert code == 1
     hermes = [c for c in out["checks"] if c["kind"] == "hermes"]
     assert len(hermes) == 1 and "pre_compress (PreCompact)" in json.dumps(hermes[0])

@@ -17,6 +17,7 @@ import pytest
 import hermes_hooks
 from hermes_hooks import hermes_agent
 from hermes_hooks.loader import HERMES_GROUP, scan_entry_points
+from tests.conftest import native_plugin
 
 
 def test_our_entry_point_is_installed_for_hermes_but_never_loaded_into_ourselves():
@@ -171,6 +172,48 @@ def test_events_without_hooks_answer_nothing(bridge):
     assert bridge.hooks["kanban_task_claimed"](task_id="k1", profile_name="default") is None
 
 
+@pytest.fixture
+def bare(home, monkeypatch):
+    """A bridge attached to a fake Hermes, for a home with no hook at all: tests register
+    native plugins on its manager themselves."""
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    bridge = hermes_agent.Bridge()
+    ctx = FakeContext()
+    bridge.attach(ctx)
+    assert bridge.hooks is not None
+    yield bridge.hooks, ctx
+    bridge.hooks.close()
+
+
+def test_each_relayed_site_gets_our_answer_in_the_shape_it_reads(bare):
+    hooks, ctx = bare
+    hooks.register(
+        native_plugin(
+            pre_llm_call=lambda: "house rules",
+            transform_llm_output=lambda response_text: response_text.upper(),
+            pre_gateway_dispatch=lambda: {"action": "rewrite", "text": "/help", "reason": "alias"},
+        ),
+        "p",
+    )
+    assert ctx.hooks["pre_llm_call"](session_id="s", user_message="hi") == "house rules"
+    assert ctx.hooks["transform_llm_output"](response_text="hello", session_id="s") == "HELLO"
+    # A transform that leaves the value as it was is no answer.
+    assert ctx.hooks["transform_llm_output"](response_text="HI", session_id="s") is None
+    answer = ctx.hooks["pre_gateway_dispatch"](event=None, gateway=None, session_store=None)
+    assert answer == {"action": "rewrite", "text": "/help", "reason": "alias"}
+
+
+def test_an_approval_keeps_its_rule_key_and_tool_call_context_reaches_the_result(bare):
+    hooks, ctx = bare
+    approve = {"action": "approve", "message": "ask", "rule_key": "git:push", "context": "note"}
+    hooks.register(native_plugin(pre_tool_call=lambda: approve), "p")
+    site = {"tool_name": "terminal", "args": {"command": "git push"}, "tool_call_id": "c1"}
+    answer = ctx.hooks["pre_tool_call"](**site)
+    assert answer == {"action": "approve", "message": "ask", "rule_key": "git:push"}
+    out = ctx.hooks["transform_tool_result"](result="pushed", **site)
+    assert out == "pushed\n\nnote"
+
+
 def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
     page = (Path(__file__).resolve().parents[1] / "docs" / "hermes-agent.md").read_text()
     bridged, _, rest = page.partition("## What does not work under Hermes 0.19")
@@ -203,3 +246,67 @@ def test_background_hooks_reach_hermes_through_its_inject_message(home, tmp_path
     bridge.hooks.post_tool_call(tool_name="terminal", result="ok", status="ok", session_id="s")
     bridge.hooks.close()
     assert len(injected) == 1 and "tests broke" in injected[0][0]
+
+
+def test_adoption_moves_hermes_callbacks_into_our_manager_in_hermes_order(home):
+    """hermes_patch.Patch on a stand-in for Hermes 0.19's plugin manager (the real one:
+    tests/test_hermes_agent_bridge.py): each owning plugin's callbacks become one plugin of ours,
+    Hermes' shell runner is dropped, only the bridge stays in Hermes' table, and the bridge's
+    middleware goes last."""
+    from types import SimpleNamespace
+
+    from hermes_hooks import hermes_patch
+
+    hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False, hermes_plugins=False)
+    ran: list[str] = []
+
+    def callback(module: str, answer: Any) -> Any:
+        def cb(**kw: Any) -> Any:
+            ran.append(module)
+            return answer
+
+        cb.__module__ = module
+        return cb
+
+    approve = callback("hermes_plugins.alpha", {"action": "approve", "message": "ask"})
+    block = callback("hermes_plugins.beta.rules", {"action": "block", "message": "no"})
+    shell = callback("agent.shell_hooks", {"action": "block", "message": "hooks: block"})
+    unowned = callback("somewhere.else", None)
+
+    def bridge(**kw: Any) -> None:
+        return None
+
+    def middleware(**kw: Any) -> None:
+        return None
+
+    def other_middleware(**kw: Any) -> None:
+        return None
+
+    def plugin(module: str, version: str) -> Any:
+        manifest = SimpleNamespace(source="directory", path=f"/p/{module}", version=version)
+        return SimpleNamespace(module=SimpleNamespace(__name__=module), manifest=manifest)
+
+    manager = SimpleNamespace(
+        _hooks={"pre_tool_call": [approve, bridge, block, shell, unowned], "other": [approve]},
+        _middleware={"tool_request": [middleware, other_middleware]},
+        _plugins={
+            "alpha": plugin("hermes_plugins.alpha", "1.0"),
+            "beta": plugin("hermes_plugins.beta", "2.0"),
+        },
+    )
+    patch = hermes_patch.Patch(manager, SimpleNamespace())
+    callbacks = {"pre_tool_call": bridge}
+    assert patch.foreign("pre_tool_call", callbacks)
+    patch.adopt(hooks, callbacks, middleware)
+    assert manager._hooks == {"pre_tool_call": [bridge], "other": [approve]}  # not bridged: kept
+    assert manager._middleware["tool_request"] == [other_middleware, middleware]
+    assert not patch.foreign("pre_tool_call", callbacks, middleware)
+    assert set(patch.adopted) == {"alpha", "beta", "hermes:somewhere.else"}
+    beta = hooks.records["beta"]
+    assert (beta.version, beta.path) == ("2.0", "/p/hermes_plugins.beta")
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message, decision.source) == ("block", "no", "beta")
+    assert ran == ["hermes_plugins.alpha", "hermes_plugins.beta.rules", "somewhere.else"]
+    patch.release(hooks)
+    assert patch.adopted == [] and not {"alpha", "beta"} & set(hooks.records)
+    hooks.close()

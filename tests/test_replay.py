@@ -106,6 +106,14 @@ def test_a_claude_code_transcript_with_a_shell_guard_blocks_the_right_call(home,
     calls = [c for t in session.turns for c in t.tool_calls]
     assert [c.tool_name for c in calls] == ["terminal", "terminal", "write_file"]
     assert calls[2].args["path"].endswith("NOTES.md")  # Claude's file_path, back to ours
+    # Each tool_result block answers its tool_use: the recorded result and error flag stand in.
+    assert [(c.result, c.status) for c in calls] == [
+        ("total 0", "ok"),
+        ("rm: refusing", "error"),
+        ("File created successfully", "ok"),
+    ]
+    assert [t.user_message for t in session.turns] == ["tidy the repo and remove the temp files"]
+    assert session.turns[0].assistant_response == "The repo is tidy."
     result = replay(hooks, session)
     assert [(c.tool_call_id, c.action) for c in result.calls] == [
         ("toolu_01", None),
@@ -148,6 +156,14 @@ def test_hermes_agent_session_snapshot_and_state_db(policy_home, tmp_path):
     for path, kind in ((snapshot, "hermes-agent"), (db, "hermes-agent-db")):
         session = read_session(path)
         assert session.format == kind and session.session_id == "20261116_abc"
+        [turn] = session.turns
+        assert (turn.user_message, turn.assistant_response) == ("free some space", "Freed.")
+        [call] = turn.tool_calls
+        assert (call.tool_name, call.args, call.result) == (
+            "terminal",
+            {"command": "rm -rf /"},
+            '{"output": ""}',
+        )
         result = replay(hooks, session)
         assert [(c.tool_call_id, c.action) for c in result.calls] == [("call_9", "block")]
 
@@ -199,3 +215,79 @@ def test_a_replay_stays_out_of_the_real_audit_trail(policy_home, tmp_path):
     assert result.receipts() and not trace.exists()  # receipts kept for the replay only
     hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})  # a real call is traced
     assert trace.exists()
+
+
+@pytest.mark.parametrize("adhoc", [[], ["--hook", f"pre_tool_call={BLOCK_RM}"]], ids=["", "hook"])
+def test_the_cli_releases_the_hooks_it_loaded(home, monkeypatch, adhoc):
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+    from hermes_hooks.hooks import Hooks
+
+    closed: list[Hooks] = []
+    real_close = Hooks.close
+
+    def close(self: Hooks) -> None:
+        closed.append(self)
+        real_close(self)
+
+    monkeypatch.setattr(Hooks, "close", close)
+    args = ["--home", str(home), "replay", str(SESSION), *adhoc]
+    result = CliRunner().invoke(hooks_group, args)
+    assert result.exit_code == 0, result.output
+    assert len(closed) == 1  # warm workers and the watchdog go with the command
+
+
+SHAPER = """
+from hermes_hooks import hookimpl
+
+@hookimpl
+def user_prompt_submit(user_message):
+    if "push" in user_message:
+        return {"action": "block", "message": "no pushing today"}
+    return {"text": user_message + " (carefully)", "context": "abc"}
+
+@hookimpl
+def pre_tool_call(tool_name, args):
+    command = (args or {}).get("command", "")
+    if command == "ls build":
+        return {"action": "modify", "args": {"command": "ls -la build"}}
+    if command.startswith("rm "):
+        return {"action": "approve", "message": "deleting needs a human", "context": "12345"}
+
+@hookimpl
+def permission_request(tool_name, args):
+    return {"action": "deny", "message": "nobody is around"}
+
+@hookimpl
+def transform_tool_result(args, result):
+    return None
+
+@hookimpl
+def pre_llm_call(user_message):
+    return None
+"""
+
+
+def test_a_replay_applies_prompt_blocks_and_rewrites_argument_rewrites_and_denials(home):
+    write_plugin(home, "shaper", SHAPER)
+    hooks = hermes_hooks.load(home, {}, entry_points=False)
+    result = replay(hooks, read_session(SESSION))
+    # Turn 2 ("push it") is refused: its tool calls are never fired.
+    assert [(c.tool_call_id, c.action, c.permission) for c in result.calls] == [
+        ("c1", None, None),
+        ("c2", "block", "deny"),  # asked for approval, and the permission hook said no
+    ]
+    assert result.calls[0].rewritten == {"command": "ls -la build"}
+    summary = result.summary()
+    assert (summary["prompts_blocked"], summary["prompts_rewritten"]) == (1, 1)
+    assert summary["context_bytes"] == len("abc") + len("12345")
+
+    def payloads(event: str) -> list[dict]:
+        return [r["payload"] for f in result.firings if f.event == event for r in f.hooks]
+
+    # The model and the tool see what the hooks made of the recording.
+    assert [p["user_message"] for p in payloads("pre_llm_call")] == [
+        "clean up the build directory (carefully)"
+    ]
+    assert [p["args"] for p in payloads("transform_tool_result")] == [{"command": "ls -la build"}]

@@ -2,9 +2,8 @@
 
 This module holds the group, the options every command shares and the two console scripts.
 Commands live in their own modules and are imported only when run, so ``--help`` stays fast:
-:mod:`.listing` (``list``, ``events``), :mod:`.shell` (``test``, ``approve``, ``revoke``,
-``doctor``), :mod:`.plugins` (``install``, ``uninstall``), :mod:`.scaffold` (``new``,
-``new-hook``), :mod:`.snapshots` (``snapshots``, ``restore``). Every command works when a plugin is broken: this is the recovery tool.
+:data:`COMMANDS` names each command's module. Every command works when a plugin is broken: this
+is the recovery tool.
 """
 
 from __future__ import annotations

@@ -65,11 +65,11 @@ def _config(hooks: Hooks, source: ShellHooks | None) -> list[Check]:
     return [check]
 
 
-def _plugins(hooks: Hooks) -> list[Check]:
+def _plugins(hooks: Hooks, shell: ShellHooks | None) -> list[Check]:
     out = []
     for record in hooks.records.values():
-        if record.parent is not None or record.hook_source is not None:
-            continue
+        if record.parent is not None or (shell is not None and record.hook_source is shell):
+            continue  # the shell source's hooks are checked one by one (_shell)
         kind = {"gateway": "gateway", "builtin": "builtin"}.get(record.source, "plugin")
         check = Check(kind, record.name)
         where = f" ({record.source}: {record.path})" if record.path else f" ({record.source})"
@@ -187,7 +187,7 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     guards. Exits 1 when anything is wrong."""
     _logging()
     hooks, source = _runtime(state)
-    checks = _config(hooks, source) + _plugins(hooks)
+    checks = _config(hooks, source) + _plugins(hooks, source)
     if source is not None:
         checks += _shell(hooks, source)
     checks += _required(hooks) + _hermes_agent(hooks)

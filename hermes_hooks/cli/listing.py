@@ -48,10 +48,9 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
         hooks = state.load()
     if event is not None and hooks.manager.find_event(event) is None:
         if not any(r["event"] == event for r in hooks.rows()):  # a Hermes-style plugin's own
-            from ..catalogue import UnknownEvent, suggest
+            from .shell import _event
 
-            known = [*hooks.events, *(a for i in hooks.events.values() for a in i.aliases)]
-            raise click.UsageError(str(UnknownEvent(event, suggest(event, known))))
+            _event(hooks, event)  # unknown: a usage error naming the closest known name
     rows = hooks.rows(include_builtin=show_all, event=event)
     if show_all and event is None:
         rows += _idle_builtins(hooks)
@@ -156,14 +155,14 @@ def _idle_builtins(hooks: Any) -> list[dict[str, Any]]:
 def events_cmd(name: str | None, as_json: bool) -> None:
     """Show the event catalogue: name, kind, arguments and aliases, read from the hookspecs.
     With NAME (ours or an alias), show that event's whole contract."""
-    from ..catalogue import UnknownEvent, events, get, suggest
+    from ..catalogue import UnknownEvent, events, resolve
 
     infos = list(events().values())
     if name is not None:
-        info = get(name)
-        if info is None:
-            known = [*events(), *(a for i in infos for a in i.aliases)]
-            raise click.UsageError(str(UnknownEvent(name, suggest(name, known))))
+        try:
+            info = events()[resolve(name)]
+        except UnknownEvent as exc:
+            raise click.UsageError(str(exc)) from exc
         infos = [info]
         if not as_json:
             _show_event(info)

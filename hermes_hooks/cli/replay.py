@@ -41,7 +41,9 @@ def _load(state: State, hooks_block: dict[str, list[dict[str, Any]]]) -> Any:
             merged.setdefault(event, []).extend(entries if isinstance(entries, list) else [])
     config["hooks"] = merged
     # Hooks given on the command line were typed by the user: they run without a consent prompt.
-    return hermes_hooks.load(home, config, accept_hooks=True)
+    hooks = hermes_hooks.load(home, config, accept_hooks=True)
+    click.get_current_context().call_on_close(hooks.close)  # as State.close does for its own
+    return hooks
 
 
 def _decision(result: Any) -> str:

@@ -162,16 +162,13 @@ def new_hook_cmd(state: State, name: str, event: str, lang: str, matcher: str | 
 
     import yaml
 
-    from ..catalogue import get, suggest
+    from ..catalogue import UnknownEvent, events, resolve
     from ..config import find_home
 
-    info = get(event)
-    if info is None:
-        guess = suggest(event)
-        hint = f" (did you mean {guess!r}?)" if guess else ""
-        raise click.BadParameter(
-            f"unknown event {event!r}{hint}; `hermes hooks events` lists them", param_hint="--event"
-        )
+    try:
+        info = events()[resolve(event)]
+    except UnknownEvent as exc:
+        raise click.BadParameter(str(exc), param_hint="--event") from exc
     if not _HOOK_NAME.match(name):
         raise click.BadParameter(
             f"{name!r}: use letters, digits, '.', '-' and '_'", param_hint="NAME"

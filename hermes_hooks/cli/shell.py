@@ -1,9 +1,8 @@
-"""``hermes hooks test | approve | revoke | doctor``: firing an event, and the shell-hook commands.
+"""``hermes hooks approve | revoke``, and the runtime that ``test``, ``doctor`` and ``verify``
+load too (:func:`_runtime`).
 
 They load the runtime as the agent does, except that the shell-hook source is built without a
 terminal question (so loading never prompts), and ask it through its public methods.
-``test`` fires the event through the runtime's own dispatcher and records what each shell hook
-did on the way.
 """
 
 from __future__ import annotations

@@ -59,10 +59,13 @@ def run_demo(home: Path | None = None) -> DemoRun:
             hooks = hermes_hooks.load(target, accept_hooks=True)
         finally:
             sys.path.remove(str(DEMO_SITE))
-        run = DemoRun(rows=[r for r in hooks.rows() if r.get("status") != "disabled"])
-        run.replay = replay(hooks, read_session(DEMO_SESSION))
-        for event_type, context in GATEWAY:
-            run.gateway.append((event_type, context, hooks.emit_sync(event_type, context)))
+        try:
+            run = DemoRun(rows=[r for r in hooks.rows() if r.get("status") != "disabled"])
+            run.replay = replay(hooks, read_session(DEMO_SESSION))
+            for event_type, context in GATEWAY:
+                run.gateway.append((event_type, context, hooks.emit_sync(event_type, context)))
+        finally:
+            hooks.close()  # before the home it runs from is removed
         audit = target / "audit.log"
         run.audit = audit.read_text().splitlines() if audit.exists() else []
         return run
