@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -115,22 +114,24 @@ def send(hook: ShellHook, command: process.Command) -> process.Outcome:
     # From the host's environment: the variables are named explicitly, so `hooks_env: minimal`
     # (which trims what a process inherits) does not hide them.
     headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
-    started = time.monotonic()
     reply = http.post(
         options["url"], command.stdin, timeout=command.timeout, headers=headers, cap=command.cap
     )
-    elapsed = time.monotonic() - started
+    failed = failure(reply, options["url"])
+    if failed is not None:
+        return failed
+    return process.Outcome(returncode=0, stdout=reply.body, elapsed=reply.elapsed)
+
+
+def failure(reply: http.Reply, url: str) -> process.Outcome | None:
+    """A reply that is no answer, as the outcome of a process: a timeout, a failure, a body over
+    the cap, a status other than 2xx (named, with the body's start); ``None`` for a 2xx reply,
+    whose body the caller reads. The one reading of a reply for both hook types that POST."""
     if reply.timed_out:
-        return process.Outcome(timed_out=True, elapsed=elapsed)
-    if reply.error is not None:
-        return process.Outcome(error=reply.error, elapsed=elapsed)
+        return process.Outcome(timed_out=True, elapsed=reply.elapsed)
     if reply.truncated:
-        return process.Outcome(stdout=reply.body, truncated=True, elapsed=elapsed)
-    if not reply.ok:
-        body = reply.body.decode("utf-8", "replace").strip()
-        said = f": {body[:200]}" if body else ""
-        return process.Outcome(
-            error=f"HTTP {reply.status} from {options['url']}{said}", stderr=reply.body,
-            elapsed=elapsed,
-        )  # fmt: skip
-    return process.Outcome(returncode=0, stdout=reply.body, elapsed=elapsed)
+        return process.Outcome(stdout=reply.body, truncated=True, elapsed=reply.elapsed)
+    problem = reply.problem(url)
+    if problem is None:
+        return None
+    return process.Outcome(error=problem, stderr=reply.body, elapsed=reply.elapsed)
