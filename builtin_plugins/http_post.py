@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:http_post"
+#: The events it posts when none are given.
+DEFAULT_EVENTS = ("post_tool_call",)
 
 
 def _headers(raw: Any, allowed: Any) -> dict[str, str]:
@@ -42,14 +44,8 @@ class HttpPost(SourceBase):
         self.url = str(options["url"])
         self.timeout = float(options.get("timeout", 5))
         self.headers = _headers(options.get("headers"), hooks.config.get("allowed_env_vars"))
-        names = options.get("events") or ["post_tool_call"]
-        self.events = []
-        for name in names if isinstance(names, list) else [names]:
-            info = hooks.manager.find_event(str(name))
-            if info is None:
-                log.warning("http_post: unknown event %r; ignored (`hermes hooks events`)", name)
-                continue
-            self.events.append(info)
+        self.events = switches.resolve(hooks, "http_post", options.get("events"), DEFAULT_EVENTS)
+        for info in self.events:
             setattr(self, info.name, self._impl(info))
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:

@@ -58,17 +58,10 @@ class Snapshots(SourceBase):
         self.shadows: dict[Path, Shadow] = {}
         self.reported: set[str] = set()
         self.lock = threading.Lock()
-        names = options.get("events") or list(EVENTS)
-        self.events: list[EventInfo] = []
-        for name in names if isinstance(names, list) else [names]:
-            info = hooks.manager.find_event(str(name))
-            if info is None:
-                log.warning(
-                    "snapshot: unknown event %r in config.yaml snapshot.events; ignored "
-                    "(default: %s; `hermes hooks events` lists them)", name, ", ".join(EVENTS),
-                )  # fmt: skip
-                continue
-            self.events.append(info)
+        from hermes_hooks.builtin_plugins import switches
+
+        self.events = switches.resolve(hooks, "snapshot", options.get("events"), EVENTS)
+        for info in self.events:
             setattr(self, info.name, self._impl(info))
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:

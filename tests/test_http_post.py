@@ -60,3 +60,13 @@ def test_an_error_status_is_logged_with_the_body_and_never_blocks(home, server, 
     with caplog.at_level(logging.WARNING, "hermes_hooks"):
         assert hooks.post_tool_call(tool_name="t", result="ok") is None
     assert f"HTTP 503 from {server.url}/down: maintenance" in caplog.text
+
+
+def test_an_unknown_event_is_reported_and_left_out(home, server, caplog):
+    config = {"http_post": {"url": f"{server.url}/audit", "events": ["PostToolUse", "on_sesion_end"]},
+              "allowed_http_hook_urls": [f"{server.url}/*"]}  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+    assert "http_post: unknown event 'on_sesion_end' in config.yaml http_post.events" in caplog.text
+    rows = [r["event"] for r in hooks.rows() if r["name"] == "builtin:http_post"]
+    assert rows == ["post_tool_call"]
