@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import LIBRARY, switches
 
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -203,19 +203,13 @@ class Library(SourceBase):
         return head + note + tail
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "event": "pre_llm_call" if name in CONTEXT else "transform_tool_result",
-                "name": f"builtin:{name}",
-                "source": "builtin",
-                "status": "active",
-                "matcher": ("every turn" if CONTEXT[name].every_turn else "first turn")
-                if name in CONTEXT
-                else None,
-                "style": "builtin",
-            }
-            for name in self.chosen
-        ]
+        rows = []
+        for name in self.chosen:
+            builtin = CONTEXT.get(name)
+            event = "pre_llm_call" if builtin else "transform_tool_result"
+            when = None if builtin is None else "every turn" if builtin.every_turn else "first turn"
+            rows += builtin_rows(f"builtin:{name}", [event], when)
+        return rows
 
 
 def chosen_builtins(hooks: Hooks) -> dict[str, dict[str, Any]]:
