@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.shadow import (
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:snapshot"
 #: Turn start and end, and around each tool call.
-EVENTS = ("pre_llm_call", "post_llm_call", "pre_tool_call", "post_tool_call")
+EVENTS: tuple[str, ...] = switches.SERVES["snapshot"] or ()
 #: The arguments ``snapshot: {...}`` accepts.
 ARGS = ("max_file_bytes", "events")
 
@@ -58,8 +60,6 @@ class Snapshots(SourceBase):
         self.shadows: dict[Path, Shadow] = {}
         self.reported: set[str] = set()
         self.lock = threading.Lock()
-        from hermes_hooks.builtin_plugins import switches
-
         self.events = switches.resolve(hooks, "snapshot", options.get("events"), EVENTS)
         for info in self.events:
             setattr(self, info.name, self._impl(info))
@@ -115,8 +115,6 @@ class Snapshots(SourceBase):
 
 def setup(hooks: Hooks) -> Snapshots | None:
     """Active when config.yaml says ``snapshot: true`` (or gives its arguments)."""
-    from hermes_hooks.builtin_plugins import switches
-
     options = switches.value(hooks, "snapshot")
     if hooks.safe_mode or not options:
         return None

@@ -32,7 +32,8 @@ log = logging.getLogger("hermes_hooks")
 
 _CONTEXT = ("pre_llm_call",)
 #: Every built-in a config can switch on, and the events it serves (``None``: any event it is
-#: told to, like ``http_post``). Kept in step with each module (tests/test_builtin_entries.py).
+#: told to, like ``http_post``). redact_secrets, max_iterations and snapshot take their events
+#: from here; tests/test_builtin_entries.py checks each module implements exactly these.
 SERVES: dict[str, tuple[str, ...] | None] = {
     "add_date": _CONTEXT,
     "add_git_status": _CONTEXT,
