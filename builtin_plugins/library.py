@@ -35,11 +35,12 @@ GIT_TIMEOUT = 5.0
 
 def _git(*args: str, cwd: str) -> str | None:
     """``git args`` in ``cwd``: its output, or ``None`` outside a repository or without git (a
-    missing git is the OSError below)."""
+    missing git is the OSError below). Bytes that are not UTF-8 (a Latin-1 file in a diff)
+    become U+FFFD: context for the model, not a reason to lose it."""
     try:
         out = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL, check=False,
+            ["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8",
+            errors="replace", timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None

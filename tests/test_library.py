@@ -59,6 +59,15 @@ def test_git_built_ins_are_silent_without_git(home, repo, monkeypatch):
     assert "Today is" in context and "## main" not in context
 
 
+def test_a_diff_that_is_not_utf8_still_gives_context(home, repo):
+    (repo / "app.py").write_bytes(b"print('caf\xe9')\n")  # Latin-1, as some old files are
+    hooks = hermes_hooks.load(
+        home, {"add_git_diff": {"full": True}, "add_date": True}, entry_points=False
+    )
+    context = hooks.pre_llm_call(session_id="s", is_first_turn=True)
+    assert "Today is" in context and "+print('caf\ufffd')" in context
+
+
 def test_git_built_ins_are_silent_outside_a_repository(home, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     hooks = hermes_hooks.load(
