@@ -55,7 +55,7 @@ class Snapshots(SourceBase):
                 log.warning("snapshot: unknown argument %r in config.yaml; ignored (accepted: %s)",
                             key, ", ".join(ARGS))  # fmt: skip
         self.hooks = hooks
-        self.max_file_bytes = int(options.get("max_file_bytes", MAX_FILE_BYTES))
+        self.max_file_bytes = max_file_bytes(options)
         self.root = data_dir()
         self.shadows: dict[Path, Shadow] = {}
         self.reported: set[str] = set()
@@ -111,6 +111,24 @@ class Snapshots(SourceBase):
     def rows(self) -> list[dict[str, Any]]:
         matcher = f"new files ≤ {self.max_file_bytes} bytes"
         return builtin_rows(NAME, [info.name for info in self.events], matcher)
+
+
+def max_file_bytes(options: Any) -> int:
+    """The size over which a new file is left out, as ``snapshot: {max_file_bytes: N}`` gives
+    it (read here for the built-in and for ``hermes hooks restore``, which must leave out the
+    same files); not a positive whole number: the default, said so."""
+    given = options.get("max_file_bytes") if isinstance(options, dict) else None
+    if given is None:
+        return MAX_FILE_BYTES
+    try:
+        value = 0 if isinstance(given, bool) else int(given)  # "50" is 50, as it always was
+    except (TypeError, ValueError):
+        value = 0
+    if value <= 0:
+        log.warning("snapshot: max_file_bytes must be a positive whole number of bytes, not %r; "
+                    "using %d", given, MAX_FILE_BYTES)  # fmt: skip
+        return MAX_FILE_BYTES
+    return value
 
 
 def setup(hooks: Hooks) -> Snapshots | None:
