@@ -48,8 +48,9 @@ def test_context_built_ins_every_turn_and_first_turn(home, repo):
     assert "Run `make check`" in first and "Run `make check`" not in later  # AGENTS.md
     listing = first.split(f"Files in {repo}:\n")[1].split("\n\n")[0]
     assert "app.py" in listing and ".hidden" not in listing  # the listing skips dot-files
-    rows = [r["name"] for r in hooks.rows() if r["event"] == "pre_llm_call"]
-    assert "builtin:add_date" in rows and "builtin:add_prompt_files" in rows
+    rows = {r["name"]: r["matcher"] for r in hooks.rows() if r["event"] == "pre_llm_call"}
+    assert rows["builtin:add_date"] == "every turn" and rows["builtin:add_git_diff"] == "every turn"
+    assert rows["builtin:add_prompt_files"] == "first turn"
 
 
 def test_git_built_ins_are_silent_without_git(home, repo, monkeypatch):
@@ -102,6 +103,8 @@ def test_large_tool_results_are_cut_with_a_note_and_kept_in_a_file(home):
     assert path.read_text() == big and path.parent == home / "tool-results"
     small = "fine"
     assert hooks.transform_tool_result(tool_name="terminal", result=small) == small
+    [row] = [r for r in hooks.rows() if r["name"] == "builtin:limit_large_tool_results"]
+    assert row["event"] == "transform_tool_result"
 
 
 def test_nothing_configured_nothing_loaded(home):
