@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import fill_headers, post_json, url_allowed
+from hermes_hooks.http import fill_headers, post_json, url_allowed, variable_names
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
 
@@ -27,11 +27,11 @@ DEFAULT_EVENTS = ("post_tool_call",)
 
 
 def _headers(raw: Any, allowed: Any) -> dict[str, str]:
-    """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``."""
+    """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``
+    (read as the ``http`` hook type reads it)."""
     if not isinstance(raw, dict):
         return {}
-    names = [str(n) for n in allowed] if isinstance(allowed, list) else []
-    headers, refused = fill_headers(raw, names, os.environ)
+    headers, refused = fill_headers(raw, variable_names(allowed) or [], os.environ)
     for name in refused:
         log.warning("http_post: $%s is not in allowed_env_vars; left empty", name)
     return headers

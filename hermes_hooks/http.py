@@ -32,6 +32,18 @@ def url_allowed(url: str, patterns: Any) -> bool:
     return any(isinstance(p, str) and fnmatch.fnmatchcase(url, p) for p in patterns)
 
 
+def variable_names(value: Any) -> list[str] | None:
+    """An ``allowed_env_vars`` value as a list of variable names (one string is a list of one;
+    none is an empty list), or ``None`` when it is malformed."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        return None
+    return list(value)
+
+
 def fill_headers(
     raw: Mapping[str, Any], allowed: Iterable[str], env: Mapping[str, str]
 ) -> tuple[dict[str, str], list[str]]:

@@ -70,3 +70,15 @@ def test_an_unknown_event_is_reported_and_left_out(home, server, caplog):
     assert "http_post: unknown event 'on_sesion_end' in config.yaml http_post.events" in caplog.text
     rows = [r["event"] for r in hooks.rows() if r["name"] == "builtin:http_post"]
     assert rows == ["post_tool_call"]
+
+
+def test_config_wide_allowed_env_vars_is_read_as_the_http_hook_type_reads_it(
+    home, server, monkeypatch
+):
+    monkeypatch.setenv("HOOK_TOKEN", "t0k3n")
+    config = {"http_post": {"url": f"{server.url}/audit", "headers": {"X-Token": "${HOOK_TOKEN}"}},
+              "allowed_http_hook_urls": [f"{server.url}/*"],
+              "allowed_env_vars": "HOOK_TOKEN"}  # fmt: skip  # one name: a list of one
+    hooks = hermes_hooks.load(home, config, entry_points=False)
+    hooks.post_tool_call(tool_name="t", args={}, result="ok", status="ok")
+    assert server.received[0]["headers"]["X-Token"] == "t0k3n"

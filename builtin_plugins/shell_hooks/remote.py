@@ -29,17 +29,6 @@ DEFAULT_TIMEOUT = 30.0
 REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to allowed_http_hook_urls in config.yaml"  # fmt: skip
 
 
-def names(value: Any) -> list[str] | None:
-    """A list of variable names (a single string is a list of one), or ``None`` when malformed."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        return None
-    return list(value)
-
-
 def gate(url: str, settings: Mapping[str, Any]) -> str | None:
     """Why ``url`` may not receive a hook's payload (``None``: it may)."""
     if http.url_allowed(url, settings.get("allowed_http_hook_urls")):
@@ -63,11 +52,11 @@ def read(
     if not isinstance(headers, Mapping):
         warn(f"{where}: headers must be a mapping of header name to value; ignored")
         headers = {}
-    own = names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
+    own = http.variable_names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
     if own is None:
         warn(f"{where}: allowed_env_vars must be a list of variable names; ignored")
         own = []
-    allowed = own + (names(settings.get("allowed_env_vars")) or [])
+    allowed = own + (http.variable_names(settings.get("allowed_env_vars")) or [])
     _, refused = http.fill_headers(headers, allowed, {})
     for name in refused:
         warn(f"{where}: header value names ${name}, which is not in the entry's allowed_env_vars "
