@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import fill_headers, post_json, url_allowed, variable_names
+from hermes_hooks.http import fill_headers, post_json, url_allowed, variable_names, web_url
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
 
@@ -80,6 +80,9 @@ def setup(hooks: Hooks) -> HttpPost | None:
     chosen = switches.events(hooks, "http_post")
     if chosen is not None:  # hooks: entries put it on these events
         options = {**options, "events": chosen}
+    if not web_url(options["url"]):
+        log.warning("http_post: %s is not an http:// or https:// URL; off", options["url"])
+        return None
     if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
         log.warning(
             "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "

@@ -24,6 +24,13 @@ BODY_CAP = 1 << 20
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
+def web_url(url: str) -> bool:
+    """Whether ``url`` is an ``http://`` or ``https://`` URL with a host: the only kind a hook's
+    payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
 def url_allowed(url: str, patterns: Any) -> bool:
     """Whether ``url`` matches one of ``patterns`` (``allowed_http_hook_urls``: exact URLs or
     ``fnmatch`` patterns such as ``https://hooks.example.com/*``). No list: nothing is allowed."""
@@ -129,6 +136,8 @@ def post(
 def _post(
     url: str, data: bytes, *, timeout: float, headers: Mapping[str, str] | None, cap: int
 ) -> Reply:
+    if not web_url(url):
+        return Reply(error=f"not an http:// or https:// URL: {url}")
     request = urllib.request.Request(url, data=data, method="POST")
     request.add_header("Content-Type", "application/json")
     for key, value in (headers or {}).items():

@@ -9,6 +9,7 @@ import pytest
 from hook_servers import Server, policy
 
 import hermes_hooks
+from hermes_hooks import http
 
 
 @pytest.fixture
@@ -82,3 +83,15 @@ def test_config_wide_allowed_env_vars_is_read_as_the_http_hook_type_reads_it(
     hooks = hermes_hooks.load(home, config, entry_points=False)
     hooks.post_tool_call(tool_name="t", args={}, result="ok", status="ok")
     assert server.received[0]["headers"]["X-Token"] == "t0k3n"
+
+
+def test_only_http_and_https_urls_are_posted_to(home, tmp_path, caplog):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("local file\n")
+    reply = http.post(secret.as_uri(), b"{}", timeout=2)  # urllib itself would read the file
+    assert reply.body == b"" and reply.error == f"not an http:// or https:// URL: {secret.as_uri()}"
+    config = {"http_post": {"url": secret.as_uri()}, "allowed_http_hook_urls": ["*"]}
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+    assert "builtin:http_post" not in hooks.records
+    assert f"http_post: {secret.as_uri()} is not an http:// or https:// URL; off" in caplog.text

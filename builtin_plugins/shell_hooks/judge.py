@@ -104,7 +104,7 @@ def read(
             warn(f"{where}: api_key_env must name an environment variable; using OPENAI_API_KEY")
     base = raw.get("base_url")
     if base is not None:
-        if isinstance(base, str) and base.strip().startswith(("http://", "https://")):
+        if isinstance(base, str) and http.web_url(base.strip()):
             options["base_url"] = base.strip().rstrip("/")
             options["refused"] = remote.gate(options["base_url"], settings)
             if options["refused"]:

@@ -18,7 +18,6 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit
 
 from hermes_hooks import http, process
 
@@ -45,7 +44,7 @@ def read(
         warn(f"{where}: an http hook needs a 'url' (http:// or https://); skipped")
         return None
     url = url.strip()
-    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+    if not http.web_url(url):
         warn(f"{where}: url {url!r} is not an http:// or https:// URL; skipped")
         return None
     headers = raw.get("headers") or {}
