@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import logging
 import os
 import platform
 import re
@@ -30,6 +31,7 @@ from hermes_hooks.sources import SourceBase, builtin_rows
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
+log = logging.getLogger("hermes_hooks")
 GIT_TIMEOUT = 5.0
 
 
@@ -165,6 +167,7 @@ class Library(SourceBase):
     def __init__(self, hooks: Hooks, chosen: dict[str, dict[str, Any]]) -> None:
         self.home = hooks.home
         self.chosen = chosen
+        self.failed: set[str] = set()  # context built-ins whose failure was reported
         if not any(name in CONTEXT for name in chosen):
             self.pre_llm_call = None  # type: ignore[assignment]  # no context built-in: no impl
         if "limit_large_tool_results" not in chosen:
@@ -179,7 +182,14 @@ class Library(SourceBase):
             if builtin is None or not (builtin.every_turn or is_first_turn):
                 continue
             extra = {"home": self.home} if name == "add_prompt_files" else {}
-            text = builtin.fn(options, cwd, **extra)
+            try:
+                text = builtin.fn(options, cwd, **extra)
+            except (ValueError, TypeError, OSError) as exc:  # a bad option: this one is silent
+                if name not in self.failed:
+                    self.failed.add(name)
+                    log.warning("%s failed: %s: %s (check its options in config.yaml; reported "
+                                "once)", name, type(exc).__name__, exc)  # fmt: skip
+                continue
             if text:
                 texts.append(text)
         return "\n\n".join(texts) or None

@@ -3,6 +3,7 @@ git repository."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 from pathlib import Path
 
@@ -67,6 +68,17 @@ def test_a_diff_that_is_not_utf8_still_gives_context(home, repo):
     )
     context = hooks.pre_llm_call(session_id="s", is_first_turn=True)
     assert "Today is" in context and "+print('caf\ufffd')" in context
+
+
+def test_a_bad_option_silences_that_built_in_only_and_is_reported_once(home, repo, caplog):
+    config = {"add_recent_commits": {"count": "many"}, "add_date": True}
+    hooks = hermes_hooks.load(home, config, entry_points=False)
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        first = hooks.pre_llm_call(session_id="s", is_first_turn=True)
+        again = hooks.pre_llm_call(session_id="t", is_first_turn=True)
+    assert "Today is" in first and "Today is" in again and "Recent commits" not in first
+    said = [r.getMessage() for r in caplog.records if "add_recent_commits" in r.getMessage()]
+    assert len(said) == 1 and "'many'" in said[0]
 
 
 def test_git_built_ins_are_silent_outside_a_repository(home, tmp_path, monkeypatch):
