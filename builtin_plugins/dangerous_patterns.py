@@ -31,7 +31,7 @@ from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.consent import file_sha256
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 from hermes_hooks.trust import untrusted
 
 if TYPE_CHECKING:
@@ -236,17 +236,9 @@ class DangerousPatterns(SourceBase):
 
     def rows(self) -> list[dict[str, Any]]:
         counts = {a: sum(r.action == a for r in self.rules) for a in ACTIONS}
-        return [
-            {
-                "event": "pre_tool_call",
-                "name": "builtin:dangerous_patterns",
-                "source": "builtin",
-                "status": "active",
-                "error": "; ".join(self.problems + self.changes) or None,
-                "matcher": ", ".join(f"{n} {a}" for a, n in counts.items()),
-                "style": "builtin",
-            }
-        ]
+        matcher = ", ".join(f"{n} {a}" for a, n in counts.items())
+        error = "; ".join(self.problems + self.changes) or None
+        return builtin_rows("builtin:dangerous_patterns", ["pre_tool_call"], matcher, error=error)
 
 
 def setup(hooks: Hooks) -> DangerousPatterns | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import fill_headers, post_json, url_allowed
+from hermes_hooks.http import fill_headers, post_json, url_allowed, variable_names, web_url
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
 
@@ -22,14 +22,16 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:http_post"
+#: The events it posts when none are given.
+DEFAULT_EVENTS = ("post_tool_call",)
 
 
 def _headers(raw: Any, allowed: Any) -> dict[str, str]:
-    """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``."""
+    """Header values with ``$VAR`` filled in, only for variables listed in ``allowed_env_vars``
+    (read as the ``http`` hook type reads it)."""
     if not isinstance(raw, dict):
         return {}
-    names = [str(n) for n in allowed] if isinstance(allowed, list) else []
-    headers, refused = fill_headers(raw, names, os.environ)
+    headers, refused = fill_headers(raw, variable_names(allowed) or [], os.environ)
     for name in refused:
         log.warning("http_post: $%s is not in allowed_env_vars; left empty", name)
     return headers
@@ -42,14 +44,8 @@ class HttpPost(SourceBase):
         self.url = str(options["url"])
         self.timeout = float(options.get("timeout", 5))
         self.headers = _headers(options.get("headers"), hooks.config.get("allowed_env_vars"))
-        names = options.get("events") or ["post_tool_call"]
-        self.events = []
-        for name in names if isinstance(names, list) else [names]:
-            info = hooks.manager.find_event(str(name))
-            if info is None:
-                log.warning("http_post: unknown event %r; ignored (`hermes hooks events`)", name)
-                continue
-            self.events.append(info)
+        self.events = switches.resolve(hooks, "http_post", options.get("events"), DEFAULT_EVENTS)
+        for info in self.events:
             setattr(self, info.name, self._impl(info))
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
@@ -84,6 +80,9 @@ def setup(hooks: Hooks) -> HttpPost | None:
     chosen = switches.events(hooks, "http_post")
     if chosen is not None:  # hooks: entries put it on these events
         options = {**options, "events": chosen}
+    if not web_url(options["url"]):
+        log.warning("http_post: %s is not an http:// or https:// URL; off", options["url"])
+        return None
     if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
         log.warning(
             "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import getpass
 import hashlib
+import logging
 import os
 import platform
 import re
@@ -25,21 +26,23 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import LIBRARY, switches
 
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
+log = logging.getLogger("hermes_hooks")
 GIT_TIMEOUT = 5.0
 
 
 def _git(*args: str, cwd: str) -> str | None:
     """``git args`` in ``cwd``: its output, or ``None`` outside a repository or without git (a
-    missing git is the OSError below)."""
+    missing git is the OSError below). Bytes that are not UTF-8 (a Latin-1 file in a diff)
+    become U+FFFD: context for the model, not a reason to lose it."""
     try:
         out = subprocess.run(
-            ["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT,
-            stdin=subprocess.DEVNULL, check=False,
+            ["git", *args], cwd=cwd, capture_output=True, text=True, encoding="utf-8",
+            errors="replace", timeout=GIT_TIMEOUT, stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -164,6 +167,7 @@ class Library(SourceBase):
     def __init__(self, hooks: Hooks, chosen: dict[str, dict[str, Any]]) -> None:
         self.home = hooks.home
         self.chosen = chosen
+        self.failed: set[str] = set()  # context built-ins whose failure was reported
         if not any(name in CONTEXT for name in chosen):
             self.pre_llm_call = None  # type: ignore[assignment]  # no context built-in: no impl
         if "limit_large_tool_results" not in chosen:
@@ -178,7 +182,14 @@ class Library(SourceBase):
             if builtin is None or not (builtin.every_turn or is_first_turn):
                 continue
             extra = {"home": self.home} if name == "add_prompt_files" else {}
-            text = builtin.fn(options, cwd, **extra)
+            try:
+                text = builtin.fn(options, cwd, **extra)
+            except (ValueError, TypeError, OSError) as exc:  # a bad option: this one is silent
+                if name not in self.failed:
+                    self.failed.add(name)
+                    log.warning("%s failed: %s: %s (check its options in config.yaml; reported "
+                                "once)", name, type(exc).__name__, exc)  # fmt: skip
+                continue
             if text:
                 texts.append(text)
         return "\n\n".join(texts) or None
@@ -203,19 +214,13 @@ class Library(SourceBase):
         return head + note + tail
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "event": "pre_llm_call" if name in CONTEXT else "transform_tool_result",
-                "name": f"builtin:{name}",
-                "source": "builtin",
-                "status": "active",
-                "matcher": ("every turn" if CONTEXT[name].every_turn else "first turn")
-                if name in CONTEXT
-                else None,
-                "style": "builtin",
-            }
-            for name in self.chosen
-        ]
+        rows = []
+        for name in self.chosen:
+            builtin = CONTEXT.get(name)
+            event = "pre_llm_call" if builtin else "transform_tool_result"
+            when = None if builtin is None else "every turn" if builtin.every_turn else "first turn"
+            rows += builtin_rows(f"builtin:{name}", [event], when)
+        return rows
 
 
 def chosen_builtins(hooks: Hooks) -> dict[str, dict[str, Any]]:

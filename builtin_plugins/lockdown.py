@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.sources import SourceBase, blocking_impl
+from hermes_hooks.sources import SourceBase, blocking_impl, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -42,17 +42,7 @@ class Lockdown(SourceBase):
         return blocking_impl(self._hooks, info, NAME, message)
 
     def rows(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "event": info.name,
-                "name": NAME,
-                "source": "builtin",
-                "status": "active",
-                "error": self.message,
-                "style": "builtin",
-            }
-            for info in self.events
-        ]
+        return builtin_rows(NAME, [info.name for info in self.events], None, error=self.message)
 
     def fail_closed_on(self, event: str) -> bool:
         return True

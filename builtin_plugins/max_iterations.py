@@ -19,6 +19,8 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import PromptDecision, ToolDecision
 from hermes_hooks.sources import SourceBase, builtin_rows
@@ -35,7 +37,7 @@ MAX_SESSIONS = 10_000
 class MaxIterations(SourceBase):
     """Counts model calls per session; refuses tool calls and new prompts past the limit."""
 
-    EVENTS = ("pre_api_request", "pre_tool_call", "user_prompt_submit", "on_session_reset")
+    EVENTS: tuple[str, ...] = switches.SERVES["max_iterations"] or ()
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -108,8 +110,6 @@ def limit_of(value: Any) -> int | str:
 
 def setup(hooks: Hooks) -> MaxIterations | None:
     """Active when config.yaml gives ``max_iterations: N`` (or ``{limit: N}``)."""
-    from hermes_hooks.builtin_plugins import switches
-
     value = hooks.config.get("max_iterations")
     if value is None or value is False:  # not at the top level: maybe a `type: builtin` entry
         value = switches.value(hooks, "max_iterations")

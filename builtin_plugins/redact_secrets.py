@@ -98,7 +98,7 @@ def _replacement(name: str, keep: int) -> Callable[[re.Match[str]], str]:
 class RedactSecrets(SourceBase):
     """The ``redact_secrets`` built-in."""
 
-    EVENTS = ("pre_tool_call", "transform_messages", "transform_tool_result")
+    EVENTS: tuple[str, ...] = switches.SERVES["redact_secrets"] or ()
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.redactor = Redactor(options.get("patterns"))

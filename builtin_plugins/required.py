@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.policy import required_names
-from hermes_hooks.sources import SourceBase, blocking_impl
+from hermes_hooks.sources import SourceBase, blocking_impl, builtin_rows
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -102,15 +102,9 @@ class Required(SourceBase):
 
     def rows(self) -> list[dict[str, Any]]:
         return [
-            {
-                "event": event,
-                "name": NAME,
-                "source": "builtin",
-                "status": "active",
-                "error": "; ".join(texts),
-                "style": "builtin",
-            }
+            row
             for event, texts in self.messages.items()
+            for row in builtin_rows(NAME, [event], None, error="; ".join(texts))
         ]
 
     def fail_closed_on(self, event: str) -> bool:

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import switches
+
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.shadow import (
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:snapshot"
 #: Turn start and end, and around each tool call.
-EVENTS = ("pre_llm_call", "post_llm_call", "pre_tool_call", "post_tool_call")
+EVENTS: tuple[str, ...] = switches.SERVES["snapshot"] or ()
 #: The arguments ``snapshot: {...}`` accepts.
 ARGS = ("max_file_bytes", "events")
 
@@ -53,22 +55,13 @@ class Snapshots(SourceBase):
                 log.warning("snapshot: unknown argument %r in config.yaml; ignored (accepted: %s)",
                             key, ", ".join(ARGS))  # fmt: skip
         self.hooks = hooks
-        self.max_file_bytes = int(options.get("max_file_bytes", MAX_FILE_BYTES))
+        self.max_file_bytes = max_file_bytes(options)
         self.root = data_dir()
         self.shadows: dict[Path, Shadow] = {}
         self.reported: set[str] = set()
         self.lock = threading.Lock()
-        names = options.get("events") or list(EVENTS)
-        self.events: list[EventInfo] = []
-        for name in names if isinstance(names, list) else [names]:
-            info = hooks.manager.find_event(str(name))
-            if info is None:
-                log.warning(
-                    "snapshot: unknown event %r in config.yaml snapshot.events; ignored "
-                    "(default: %s; `hermes hooks events` lists them)", name, ", ".join(EVENTS),
-                )  # fmt: skip
-                continue
-            self.events.append(info)
+        self.events = switches.resolve(hooks, "snapshot", options.get("events"), EVENTS)
+        for info in self.events:
             setattr(self, info.name, self._impl(info))
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
@@ -120,10 +113,26 @@ class Snapshots(SourceBase):
         return builtin_rows(NAME, [info.name for info in self.events], matcher)
 
 
+def max_file_bytes(options: Any) -> int:
+    """The size over which a new file is left out, as ``snapshot: {max_file_bytes: N}`` gives
+    it (read here for the built-in and for ``hermes hooks restore``, which must leave out the
+    same files); not a positive whole number: the default, said so."""
+    given = options.get("max_file_bytes") if isinstance(options, dict) else None
+    if given is None:
+        return MAX_FILE_BYTES
+    try:
+        value = 0 if isinstance(given, bool) else int(given)  # "50" is 50, as it always was
+    except (TypeError, ValueError):
+        value = 0
+    if value <= 0:
+        log.warning("snapshot: max_file_bytes must be a positive whole number of bytes, not %r; "
+                    "using %d", given, MAX_FILE_BYTES)  # fmt: skip
+        return MAX_FILE_BYTES
+    return value
+
+
 def setup(hooks: Hooks) -> Snapshots | None:
     """Active when config.yaml says ``snapshot: true`` (or gives its arguments)."""
-    from hermes_hooks.builtin_plugins import switches
-
     options = switches.value(hooks, "snapshot")
     if hooks.safe_mode or not options:
         return None

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from hermes_hooks.catalogue import EventInfo
     from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
 _CONTEXT = ("pre_llm_call",)
 #: Every built-in a config can switch on, and the events it serves (``None``: any event it is
-#: told to, like ``http_post``). Kept in step with each module (tests/test_builtin_entries.py).
+#: told to, like ``http_post``). redact_secrets, max_iterations and snapshot take their events
+#: from here; tests/test_builtin_entries.py checks each module implements exactly these.
 SERVES: dict[str, tuple[str, ...] | None] = {
     "add_date": _CONTEXT,
     "add_git_status": _CONTEXT,
@@ -103,6 +105,20 @@ def events(hooks: Hooks, name: str) -> list[str] | None:
     """The events ``name`` is put on by ``hooks:`` entries; ``None``: all it serves."""
     switch = switches(hooks).get(name)
     return switch.events if switch is not None else None
+
+
+def resolve(hooks: Hooks, name: str, given: Any, default: Sequence[str]) -> list[EventInfo]:
+    """The events a built-in's ``events`` argument names (a list, or one name; none given:
+    ``default``), as the catalogue has them; an unknown one is reported and left out."""
+    found: list[EventInfo] = []
+    for event in (given if isinstance(given, list) else [given]) if given else default:
+        info = hooks.manager.find_event(str(event))
+        if info is None:
+            log.warning("%s: unknown event %r in config.yaml %s.events; ignored (default: %s; "
+                        "`hermes hooks events` lists them)", name, event, name, ", ".join(default))  # fmt: skip
+            continue
+        found.append(info)
+    return found
 
 
 def _collect(hooks: Hooks) -> dict[str, Switch]:

@@ -8,6 +8,7 @@ import fnmatch
 import json
 import re
 import socket
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterable, Mapping
@@ -23,12 +24,31 @@ BODY_CAP = 1 << 20
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
+def web_url(url: str) -> bool:
+    """Whether ``url`` is an ``http://`` or ``https://`` URL with a host: the only kind a hook's
+    payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``)."""
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
 def url_allowed(url: str, patterns: Any) -> bool:
     """Whether ``url`` matches one of ``patterns`` (``allowed_http_hook_urls``: exact URLs or
     ``fnmatch`` patterns such as ``https://hooks.example.com/*``). No list: nothing is allowed."""
     if not isinstance(patterns, list):
         return False
     return any(isinstance(p, str) and fnmatch.fnmatchcase(url, p) for p in patterns)
+
+
+def variable_names(value: Any) -> list[str] | None:
+    """An ``allowed_env_vars`` value as a list of variable names (one string is a list of one;
+    none is an empty list), or ``None`` when it is malformed."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        return None
+    return list(value)
 
 
 def fill_headers(
@@ -73,17 +93,28 @@ _OPENER = urllib.request.build_opener(_SameHostRedirects)
 @dataclass
 class Reply:
     """What one POST got: the status and the body (``truncated`` when it was over the cap),
-    or why there is none (``error``; ``timed_out`` for a timeout)."""
+    or why there is none (``error``; ``timed_out`` for a timeout), and how long it took."""
 
     status: int | None = None
     body: bytes = b""
     truncated: bool = False
     error: str | None = None
     timed_out: bool = False
+    elapsed: float = 0.0
 
     @property
     def ok(self) -> bool:
         return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    def problem(self, url: str) -> str | None:
+        """Why this is no answer from ``url`` (``None``: a 2xx, it is one): the failure, or the
+        status and the start of the body (``HTTP 503 from URL: maintenance``)."""
+        if self.error is not None:
+            return self.error
+        if self.ok:
+            return None
+        said = self.body.decode("utf-8", "replace").strip()[:200]
+        return f"HTTP {self.status} from {url}" + (f": {said}" if said else "")
 
 
 def post(
@@ -96,6 +127,17 @@ def post(
 ) -> Reply:
     """POST ``data`` (JSON) to ``url``; never raises for a network or HTTP failure: a non-2xx
     status is a :class:`Reply` with that status and its body, a failure one with ``error``."""
+    started = time.monotonic()
+    reply = _post(url, data, timeout=timeout, headers=headers, cap=cap)
+    reply.elapsed = time.monotonic() - started
+    return reply
+
+
+def _post(
+    url: str, data: bytes, *, timeout: float, headers: Mapping[str, str] | None, cap: int
+) -> Reply:
+    if not web_url(url):
+        return Reply(error=f"not an http:// or https:// URL: {url}")
     request = urllib.request.Request(url, data=data, method="POST")
     request.add_header("Content-Type", "application/json")
     for key, value in (headers or {}).items():
@@ -129,12 +171,11 @@ def post_json(
     headers: Mapping[str, str] | None = None,
 ) -> tuple[int, bytes]:
     """POST ``payload`` as JSON; return the status and the body. Raises ``OSError`` when the
-    request fails or answers non-2xx."""
+    request fails or answers non-2xx (:meth:`Reply.problem` says why)."""
     data = json.dumps(jsonable(dict(payload)), separators=(",", ":")).encode()
     reply = post(url, data, timeout=timeout, headers=headers)
-    if reply.error is not None:
-        raise (TimeoutError if reply.timed_out else OSError)(reply.error)
+    problem = reply.problem(url)
+    if problem is not None:
+        raise (TimeoutError if reply.timed_out else OSError)(problem)
     assert reply.status is not None
-    if not reply.ok:
-        raise OSError(f"HTTP {reply.status} from {url}")
     return reply.status, reply.body

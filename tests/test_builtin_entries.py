@@ -112,3 +112,7 @@ def test_serves_matches_what_each_builtin_implements(home, name):
     rows = [r["event"] for r in plugin.rows() if r["name"] == f"builtin:{name}"]
     if served is not None:
         assert sorted(set(rows)) == sorted(served)
+        # and what is registered (rows and events are read from SERVES by some built-ins):
+        # with only this built-in on, the hooked events are its implementations
+        hooked = sorted(e for e in hooks.manager.events if e in hooks.manager.hooked)
+        assert hooked == sorted(served)

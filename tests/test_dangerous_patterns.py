@@ -49,7 +49,11 @@ def test_deny_allow_and_ask_rules(vultr_home):
         decide(hooks, "\x1b[31mvultr\x1b[0m instance delete x").action == "block"
     )  # ANSI stripped
     row = next(r for r in hooks.rows() if r["name"] == "builtin:dangerous_patterns")
-    assert row["status"] == "active"
+    assert (row["status"], row["matcher"], row["error"]) == (
+        "active",
+        "1 deny, 1 ask, 1 allow",
+        None,
+    )
 
 
 def test_an_invalid_regex_skips_that_rule_only_and_names_file_and_line(vultr_home, caplog):
@@ -66,6 +70,8 @@ def test_an_invalid_regex_skips_that_rule_only_and_names_file_and_line(vultr_hom
     )
     assert decide(hooks, "rm -rf build").action == "approve"  # the good rule of that file works
     assert decide(hooks, "vultr instance delete x").action == "block"  # the other file too
+    row = next(r for r in hooks.rows() if r["name"] == "builtin:dangerous_patterns")
+    assert "broken.yaml:2: invalid pattern '(unclosed'" in row["error"]  # `hermes hooks list` too
 
 
 def test_changed_rules_are_reported_and_protected_rules_loudly(vultr_home, caplog):

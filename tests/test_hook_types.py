@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hook_servers import Server, model, policy
+from hook_servers import Server, policy
 from shell_helpers import write_config, write_settings
 
 import hermes_hooks
@@ -25,14 +25,6 @@ LS = {"tool_name": "terminal", "args": {"command": "ls"}}
 @pytest.fixture
 def service() -> Iterator[Server]:
     with policy() as server:
-        yield server
-
-
-@pytest.fixture
-def llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[Server]:
-    with model() as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.url + "/v1")
-        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key")
         yield server
 
 

@@ -3,6 +3,7 @@ git repository."""
 
 from __future__ import annotations
 
+import logging
 import subprocess
 from pathlib import Path
 
@@ -48,8 +49,9 @@ def test_context_built_ins_every_turn_and_first_turn(home, repo):
     assert "Run `make check`" in first and "Run `make check`" not in later  # AGENTS.md
     listing = first.split(f"Files in {repo}:\n")[1].split("\n\n")[0]
     assert "app.py" in listing and ".hidden" not in listing  # the listing skips dot-files
-    rows = [r["name"] for r in hooks.rows() if r["event"] == "pre_llm_call"]
-    assert "builtin:add_date" in rows and "builtin:add_prompt_files" in rows
+    rows = {r["name"]: r["matcher"] for r in hooks.rows() if r["event"] == "pre_llm_call"}
+    assert rows["builtin:add_date"] == "every turn" and rows["builtin:add_git_diff"] == "every turn"
+    assert rows["builtin:add_prompt_files"] == "first turn"
 
 
 def test_git_built_ins_are_silent_without_git(home, repo, monkeypatch):
@@ -57,6 +59,26 @@ def test_git_built_ins_are_silent_without_git(home, repo, monkeypatch):
     hooks = hermes_hooks.load(home, {"add_git_status": True, "add_date": True}, entry_points=False)
     context = hooks.pre_llm_call(session_id="s", is_first_turn=True)
     assert "Today is" in context and "## main" not in context
+
+
+def test_a_diff_that_is_not_utf8_still_gives_context(home, repo):
+    (repo / "app.py").write_bytes(b"print('caf\xe9')\n")  # Latin-1, as some old files are
+    hooks = hermes_hooks.load(
+        home, {"add_git_diff": {"full": True}, "add_date": True}, entry_points=False
+    )
+    context = hooks.pre_llm_call(session_id="s", is_first_turn=True)
+    assert "Today is" in context and "+print('caf\ufffd')" in context
+
+
+def test_a_bad_option_silences_that_built_in_only_and_is_reported_once(home, repo, caplog):
+    config = {"add_recent_commits": {"count": "many"}, "add_date": True}
+    hooks = hermes_hooks.load(home, config, entry_points=False)
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        first = hooks.pre_llm_call(session_id="s", is_first_turn=True)
+        again = hooks.pre_llm_call(session_id="t", is_first_turn=True)
+    assert "Today is" in first and "Today is" in again and "Recent commits" not in first
+    said = [r.getMessage() for r in caplog.records if "add_recent_commits" in r.getMessage()]
+    assert len(said) == 1 and "'many'" in said[0]
 
 
 def test_git_built_ins_are_silent_outside_a_repository(home, tmp_path, monkeypatch):
@@ -93,6 +115,8 @@ def test_large_tool_results_are_cut_with_a_note_and_kept_in_a_file(home):
     assert path.read_text() == big and path.parent == home / "tool-results"
     small = "fine"
     assert hooks.transform_tool_result(tool_name="terminal", result=small) == small
+    [row] = [r for r in hooks.rows() if r["name"] == "builtin:limit_large_tool_results"]
+    assert row["event"] == "transform_tool_result"
 
 
 def test_nothing_configured_nothing_loaded(home):

@@ -77,7 +77,7 @@ def test_replies_that_ignore_the_format_are_read_tolerantly(home, llm, reply):
 @pytest.mark.parametrize(
     ("script", "why"),
     [
-        (("status", 500), "HTTP 500"),
+        (("status", 500), "HTTP 500 from http://127.0.0.1:"),
         (("raw", b"<html>bad gateway</html>"), "not a chat completion"),
         (("reply", "I would rather not say."), "no decision in"),
         (("reply", '{"decision": "maybe"}'), "no decision in"),
@@ -91,6 +91,13 @@ def test_a_judge_that_cannot_answer_denies(home, llm, caplog, script, why):
         decision = hooks.pre_tool_call(**RM)
     assert decision.action == "block" and why in decision.message
     assert "fail_closed" in decision.message
+
+
+def test_a_reply_over_the_output_cap_is_cut_and_denies(home, llm):
+    llm.script = [("reply", '{"decision": "allow", "reason": "' + "x" * 5000 + '"}')]
+    hooks = load(home, {"pre_tool_call": [JUDGE]}, hooks_max_output=1000)
+    decision = hooks.pre_tool_call(**RM)
+    assert decision.action == "block" and "output over the 1000-byte cap" in decision.message
 
 
 def test_on_other_events_the_reply_is_context_and_a_failure_fails_open(home, llm):

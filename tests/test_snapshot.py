@@ -339,8 +339,9 @@ def test_a_builtin_entry_puts_snapshot_on_its_event_only(home, tmp_path, monkeyp
     assert rows == ["post_tool_call"]
 
 
-def test_restore_leaves_new_files_over_the_configured_limit_alone(home, repo):
-    hooks = load(home, {"max_file_bytes": 50})
+@pytest.mark.parametrize("limit", [50, "50"], ids=["int", "str"])  # read alike by the CLI
+def test_restore_leaves_new_files_over_the_configured_limit_alone(home, repo, limit):
+    hooks = load(home, {"max_file_bytes": limit})
     hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s")
     snap = Shadow(repo).snapshots()[0].id[:12]
     (repo / "big.bin").write_text("x" * 100)  # over the configured 50 bytes: never recorded
@@ -349,3 +350,11 @@ def test_restore_leaves_new_files_over_the_configured_limit_alone(home, repo):
     assert out.returncode == 0, out.stderr
     assert (repo / "big.bin").exists() and not (repo / "small.txt").exists()
     assert "big.bin" not in out.stderr
+
+
+def test_a_bad_size_limit_is_reported_and_the_default_used(home, repo, caplog):
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        hooks = load(home, {"max_file_bytes": "lots"})
+    assert "max_file_bytes must be a positive whole number of bytes, not 'lots'" in caplog.text
+    [row] = [r for r in hooks.rows() if r["name"] == "builtin:snapshot"][:1]
+    assert row["matcher"] == f"new files ≤ {2 * 1024 * 1024} bytes"

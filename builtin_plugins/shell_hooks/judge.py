@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -105,7 +104,7 @@ def read(
             warn(f"{where}: api_key_env must name an environment variable; using OPENAI_API_KEY")
     base = raw.get("base_url")
     if base is not None:
-        if isinstance(base, str) and base.strip().startswith(("http://", "https://")):
+        if isinstance(base, str) and http.web_url(base.strip()):
             options["base_url"] = base.strip().rstrip("/")
             options["refused"] = remote.gate(options["base_url"], settings)
             if options["refused"]:
@@ -142,7 +141,6 @@ def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[proces
 def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     """One question to the model, as the outcome of a process."""
     options = hook.options
-    started = time.monotonic()
     if not options.get("model"):
         return process.Outcome(error="no model configured (give the entry a 'model')")
     try:
@@ -157,28 +155,18 @@ def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     base = options["base_url"] or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     key = os.environ.get(options["api_key_env"] or "OPENAI_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    reply = http.post(
-        base.rstrip("/") + "/chat/completions",
-        json.dumps(request, ensure_ascii=False).encode(),
-        timeout=command.timeout,
-        headers=headers,
-        cap=command.cap,
-    )
-    elapsed = time.monotonic() - started
-    if reply.timed_out:
-        return process.Outcome(timed_out=True, elapsed=elapsed)
-    if reply.error is not None:
-        return process.Outcome(error=reply.error, elapsed=elapsed)
-    if not reply.ok:
-        said = reply.body.decode("utf-8", "replace").strip()[:200]
-        return process.Outcome(error=f"the model endpoint answered HTTP {reply.status}"
-                               + (f": {said}" if said else ""), elapsed=elapsed)  # fmt: skip
+    url = base.rstrip("/") + "/chat/completions"
+    data = json.dumps(request, ensure_ascii=False).encode()
+    reply = http.post(url, data, timeout=command.timeout, headers=headers, cap=command.cap)
+    failed = remote.failure(reply, url)
+    if failed is not None:
+        return failed
     try:
         text = content(reply.body)
         outcome = answer(options, text)
     except Unreadable as exc:
-        return process.Outcome(error=f"unreadable reply: {exc}", elapsed=elapsed)
-    outcome.elapsed = elapsed
+        return process.Outcome(error=f"unreadable reply: {exc}", elapsed=reply.elapsed)
+    outcome.elapsed = reply.elapsed
     return outcome
 
 

@@ -15,11 +15,9 @@
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlsplit
 
 from hermes_hooks import http, process
 
@@ -28,17 +26,6 @@ from .matching import ShellHook
 KEYS = ("url", "headers", "allowed_env_vars", "allowedEnvVars")
 DEFAULT_TIMEOUT = 30.0
 REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to allowed_http_hook_urls in config.yaml"  # fmt: skip
-
-
-def names(value: Any) -> list[str] | None:
-    """A list of variable names (a single string is a list of one), or ``None`` when malformed."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        return None
-    return list(value)
 
 
 def gate(url: str, settings: Mapping[str, Any]) -> str | None:
@@ -57,18 +44,18 @@ def read(
         warn(f"{where}: an http hook needs a 'url' (http:// or https://); skipped")
         return None
     url = url.strip()
-    if urlsplit(url).scheme not in ("http", "https") or not urlsplit(url).netloc:
+    if not http.web_url(url):
         warn(f"{where}: url {url!r} is not an http:// or https:// URL; skipped")
         return None
     headers = raw.get("headers") or {}
     if not isinstance(headers, Mapping):
         warn(f"{where}: headers must be a mapping of header name to value; ignored")
         headers = {}
-    own = names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
+    own = http.variable_names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
     if own is None:
         warn(f"{where}: allowed_env_vars must be a list of variable names; ignored")
         own = []
-    allowed = own + (names(settings.get("allowed_env_vars")) or [])
+    allowed = own + (http.variable_names(settings.get("allowed_env_vars")) or [])
     _, refused = http.fill_headers(headers, allowed, {})
     for name in refused:
         warn(f"{where}: header value names ${name}, which is not in the entry's allowed_env_vars "
@@ -115,22 +102,24 @@ def send(hook: ShellHook, command: process.Command) -> process.Outcome:
     # From the host's environment: the variables are named explicitly, so `hooks_env: minimal`
     # (which trims what a process inherits) does not hide them.
     headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
-    started = time.monotonic()
     reply = http.post(
         options["url"], command.stdin, timeout=command.timeout, headers=headers, cap=command.cap
     )
-    elapsed = time.monotonic() - started
+    failed = failure(reply, options["url"])
+    if failed is not None:
+        return failed
+    return process.Outcome(returncode=0, stdout=reply.body, elapsed=reply.elapsed)
+
+
+def failure(reply: http.Reply, url: str) -> process.Outcome | None:
+    """A reply that is no answer, as the outcome of a process: a timeout, a failure, a body over
+    the cap, a status other than 2xx (named, with the body's start); ``None`` for a 2xx reply,
+    whose body the caller reads. The one reading of a reply for both hook types that POST."""
     if reply.timed_out:
-        return process.Outcome(timed_out=True, elapsed=elapsed)
-    if reply.error is not None:
-        return process.Outcome(error=reply.error, elapsed=elapsed)
+        return process.Outcome(timed_out=True, elapsed=reply.elapsed)
     if reply.truncated:
-        return process.Outcome(stdout=reply.body, truncated=True, elapsed=elapsed)
-    if not reply.ok:
-        body = reply.body.decode("utf-8", "replace").strip()
-        said = f": {body[:200]}" if body else ""
-        return process.Outcome(
-            error=f"HTTP {reply.status} from {options['url']}{said}", stderr=reply.body,
-            elapsed=elapsed,
-        )  # fmt: skip
-    return process.Outcome(returncode=0, stdout=reply.body, elapsed=elapsed)
+        return process.Outcome(stdout=reply.body, truncated=True, elapsed=reply.elapsed)
+    problem = reply.problem(url)
+    if problem is None:
+        return None
+    return process.Outcome(error=problem, stderr=reply.body, elapsed=reply.elapsed)

@@ -47,14 +47,9 @@ def _shadow(repo: str | None) -> Shadow:
 def _size_limit(state: Any) -> int:
     """The snapshot built-in's ``max_file_bytes`` as the config gives it (top level or a
     ``type: builtin`` entry), so a restore leaves alone the same big new files it skipped."""
-    from ..builtin_plugins import switches
-    from ..shadow import MAX_FILE_BYTES
+    from ..builtin_plugins import snapshot, switches
 
-    options = switches.value(state.load(entry_points=False), "snapshot")
-    given = options.get("max_file_bytes") if isinstance(options, dict) else None
-    if isinstance(given, bool) or not isinstance(given, int) or given <= 0:
-        return MAX_FILE_BYTES
-    return given
+    return snapshot.max_file_bytes(switches.value(state.load(entry_points=False), "snapshot"))
 
 
 def _when(stamp: int) -> str:
