@@ -146,6 +146,26 @@ def test_the_same_context_twice_in_one_answer_is_given_once(event):
 
 
 @pytest.mark.parametrize(
+    ("event", "kept"),
+    [
+        ("post_tool_call", True),  # Claude Code's PermissionDenied: the model may try again
+        ("pre_tool_call", False),
+        ("user_prompt_submit", False),
+        ("pre_compress", False),
+        ("pre_llm_call", False),
+        ("on_session_start", False),
+    ],
+)
+def test_retry_is_feedback_for_a_denied_call_and_context_nowhere_else(event, kept):
+    from hermes_hooks.answers.dialect import RETRY
+
+    answer_type = events()[event].answer
+    answer = answer_type.normalise({"hookSpecificOutput": {"retry": True}}, "s")
+    context = answer if isinstance(answer, str) or answer is None else answer.context
+    assert context == (RETRY if kept else None)
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         {"text": "gpt-5"},

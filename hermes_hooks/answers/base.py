@@ -149,7 +149,7 @@ class Context(AnswerType):
         self.feedback = feedback
 
     def normalise(self, raw: Any, source: str | None, default_block: str | None = None) -> Any:
-        return context_of(raw)
+        return context_of(raw, retry=self.feedback)
 
     def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
         return join_texts(a for a in answers if isinstance(a, str))

@@ -68,9 +68,11 @@ def stop_or_block(
 RETRY = "The denied tool call may be retried."
 
 
-def context_of(raw: Any) -> str | None:
+def context_of(raw: Any, *, reasons: bool = True, retry: bool = True) -> str | None:
     """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
-    ``additionalContext`` or a ``decision: block`` reason (PostToolUse feedback)."""
+    ``additionalContext``; with ``reasons``, a ``decision: block`` reason (PostToolUse feedback:
+    off where a block decides instead); with ``retry``, :data:`RETRY` for Claude Code's
+    ``hookSpecificOutput.retry: true`` (PermissionDenied: only where a denied call is reported)."""
     if isinstance(raw, str):
         return text(raw)
     m = mapping(raw)
@@ -78,9 +80,9 @@ def context_of(raw: Any) -> str | None:
         return None
     spec = specific(m)
     texts = [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
-    if says_block(m):
+    if reasons and says_block(m):
         texts.append(text(m.get("reason")))
-    if spec.get("retry") is True:  # Claude Code PermissionDenied: the model may try again
+    if retry and spec.get("retry") is True:  # Claude Code PermissionDenied: the model may try again
         texts.append(RETRY)
     return join_texts(dict.fromkeys(t for t in texts if t))
 

@@ -160,7 +160,7 @@ class CompressAnswers(AnswerType):
         if m.get("action") == "block" or says_block(m):
             message = text(m.get("message")) or text(m.get("reason")) or "compaction vetoed"
             return CompressAnswer(action="block", message=message, source=source)
-        summary, context = text(m.get("summary")), context_of(m)
+        summary, context = text(m.get("summary")), context_of(m, retry=False)
         if summary is None and context is None:
             return None
         return CompressAnswer(summary=summary, context=context, source=source)

@@ -75,7 +75,7 @@ class PromptAnswers(AnswerType):
         if not isinstance(rewritten, str):
             rewritten = first(spec, *_SPEC_REWRITES)
         rewritten = rewritten if isinstance(rewritten, str) else None
-        context = context_of({k: v for k, v in m.items() if k != "decision"})
+        context = context_of(m, reasons=False, retry=False)  # a block reason is the message
         if action is None and rewritten is None and context is None:
             return None
         return PromptDecision(

@@ -162,7 +162,7 @@ class ToolAnswers(AnswerType):
             args = None
         context = None
         if "context" in m or spec:
-            context = context_of({k: v for k, v in m.items() if k != "decision"})
+            context = context_of(m, reasons=False, retry=False)  # a block reason is the message
         if action is None and args is None and context is None:
             return None
         return ToolDecision(
