@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -318,6 +319,37 @@ def test_settings_files_listed_in_config_are_read(home: Path, tmp_path: Path) ->
     d = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
     assert (d.action, d.message) == ("block", "from project")
     assert [r["protocol"] for r in hooks.rows() if r["source"] == "shell"] == ["claude-code"]
+
+
+def test_a_settings_file_item_that_is_no_usable_path_is_reported_alone(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    good = write_settings(
+        tmp_path / "good.json",
+        {
+            "PreToolUse": [
+                {"hooks": [{"type": "command", "command": 'echo \'{"decision":"block"}\''}]}
+            ]
+        },
+    )
+    too_long = "x" * 300 + ".json"  # stat() raises ENAMETOOLONG, not "no such file"
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(
+            home, None, hooks_settings_files=[{"a": 1}, 123, too_long, "a\0b.json", str(good)]
+        )
+    # the good file still loads: one bad item costs only itself
+    assert hooks.pre_tool_call(tool_name="terminal", args={}).action == "block"
+    assert "failed to start" not in caplog.text
+    text = caplog.text
+    assert "hooks_settings_files item 1 in" in text and "{'a': 1}" in text
+    assert "hooks_settings_files item 2 in" in text
+    assert "File name too long" in text and "a\\x00b.json" in text
+    out = subprocess.run(
+        ["hermes", "hooks", "--home", str(home), "--accept-hooks", "doctor"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert "Traceback" not in out.stderr + out.stdout
+    assert "File name too long" in out.stdout + out.stderr
 
 
 def test_settings_json_syntax_error_names_line_and_column(

@@ -315,8 +315,12 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
         reader.warn(f"hooks_settings_files in {origin}: must be a list of paths; ignored")
         listed = []
     base = hooks.config_path.parent if hooks.config_path else hooks.home
-    for item in listed or []:
-        path = Path(os.path.expandvars(os.path.expanduser(str(item))))
+    for n, item in enumerate(listed or [], 1):
+        if not isinstance(item, str):
+            reader.warn(f"hooks_settings_files item {n} in {origin}: {item!r} is not a path; "
+                        "write the file's path as a string; ignored")  # fmt: skip
+            continue
+        path = Path(os.path.expandvars(os.path.expanduser(item)))
         if not path.is_absolute():
             path = base / path
         if path not in files:

@@ -24,7 +24,10 @@ def read_object(path: Path, reader: Reader, parse: Callable[[str], Any] | None =
 
     from hermes_hooks.trust import untrusted
 
-    distrust = untrusted(path) if path.exists() else None
+    try:
+        distrust = untrusted(path) if path.exists() else None
+    except (OSError, ValueError):  # a name stat() refuses (too long, a NUL byte): said below
+        distrust = None
     if distrust is not None:
         reader.warn(f"{path}: refused: {distrust}; no shell hook was loaded from it")
         return None
