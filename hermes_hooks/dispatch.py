@@ -327,15 +327,16 @@ class Dispatcher:
         answer_type = route.info.answer
         name = answer_type.rejudges
         assert name is not None
-        current = dict(kwargs)
+        current, earlier = dict(kwargs), list[Any]()  # earlier: the results of the rounds before
         for _ in range(MAX_REJUDGE):
             rewritten = answer_type.rewrite_of(result, current)
             if rewritten is None:
-                return answer_type.settled(result, kwargs.get(name), current[name])
+                return answer_type.settled(result, kwargs.get(name), current[name], earlier)
             current[name] = rewritten
+            earlier.append(result)
             result = self.run_once(route, current, resolve)
         if answer_type.rewrite_of(result, current) is None:
-            return answer_type.settled(result, kwargs.get(name), current[name])
+            return answer_type.settled(result, kwargs.get(name), current[name], earlier)
         log.warning("%s: hooks still rewrite %r after %d rounds; blocked", route.info.name,
                     name, MAX_REJUDGE)  # fmt: skip
         return answer_type.blocked(

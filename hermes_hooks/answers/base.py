@@ -67,8 +67,9 @@ class AnswerType:
         differs from ``kwargs``'; ``None`` otherwise (nothing to judge again)."""
         return None
 
-    def settled(self, result: Any, original: Any, final: Any) -> Any:
-        """The result of the last round, once what runs (``final``) is settled."""
+    def settled(self, result: Any, original: Any, final: Any, earlier: Sequence[Any] = ()) -> Any:
+        """The result of the last round, once what runs (``final``) is settled; ``earlier``
+        holds the results of the rounds before it (what they said to the model still counts)."""
         return result
 
     def piped(self, answer: Any) -> Any:

@@ -237,10 +237,24 @@ class ToolAnswers(AnswerType):
         rewritten = {**current, **result.args}
         return rewritten if rewritten != current else None
 
-    def settled(self, result: Any, original: Any, final: Any) -> Any:
-        if not isinstance(result, ToolDecision) or result.action == "block":
+    def settled(self, result: Any, original: Any, final: Any, earlier: Sequence[Any] = ()) -> Any:
+        if not isinstance(result, ToolDecision):
             return result
-        return replace(result, args=None if final == original else dict(final))
+        context = _carried([d.context for d in earlier if isinstance(d, ToolDecision)], result)
+        if result.action == "block":
+            return replace(result, context=context)
+        return replace(result, args=None if final == original else dict(final), context=context)
 
     def blocked(self, message: str, source: str | None) -> Any:
         return ToolDecision(action="block", message=message or "blocked", source=source)
+
+
+def _carried(before: Sequence[str | None], last: ToolDecision) -> str | None:
+    """The context of a re-judged call: what the earlier rounds said that the last one does not
+    say again (a rewriter often explains its rewrite only in the round that made it), paragraph
+    by paragraph as :func:`join_texts` joined them, then the last round's."""
+    said = set(last.context.split("\n\n")) if last.context else set()
+    carried = dict.fromkeys(
+        p for text in before if text for p in text.split("\n\n") if p not in said
+    )
+    return join_texts([*carried, last.context])

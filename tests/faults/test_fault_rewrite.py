@@ -85,3 +85,32 @@ def test_python_guard_judges_a_shell_rewrite(home: Path) -> None:
     hooks.register(_guard(), "guard")
     d = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
     assert (d.action, d.message) == ("block", "rm -rf is not allowed")
+
+
+def _interactive_rm(args: Any) -> Any:
+    """Rewrites ``rm`` to ``rm -i`` once, saying so; has no opinion on what it already rewrote."""
+    if "-i" in args["command"]:
+        return None
+    rewritten = {"command": args["command"] + " -i"}
+    return {"action": "modify", "args": rewritten, "context": "added -i to your rm"}
+
+
+def test_context_of_an_earlier_round_reaches_the_model(tmp_path: Path) -> None:
+    hooks = Hooks(home=tmp_path)
+    hooks.register(native_plugin(pre_tool_call=_interactive_rm), "interactive")
+    hooks.register(native_plugin(pre_tool_call=lambda: {"context": "every round"}), "chatty")
+    d = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm x"})
+    assert d.args == {"command": "rm x -i"}
+    # the rewriter's note came in the first round only; the same text of two rounds is said once
+    assert d.context == "added -i to your rm\n\nevery round"
+
+
+def test_context_of_an_earlier_round_is_kept_when_the_rewrite_is_blocked(tmp_path: Path) -> None:
+    hooks = Hooks(home=tmp_path)
+    hooks.register(native_plugin(pre_tool_call=_interactive_rm), "interactive")
+    no_prompts = {"action": "block", "message": "no prompting commands here"}
+    hooks.register(native_plugin(pre_tool_call=lambda args: no_prompts if "-i" in args["command"]
+                                 else None), "no-prompts")  # fmt: skip
+    d = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm x"})
+    assert (d.action, d.message) == ("block", "no prompting commands here")
+    assert (d.args, d.context) == (None, "added -i to your rm")
