@@ -91,7 +91,7 @@ def test_startup_never_waits_for_the_task(home):
     hooks = boot(home, host)
     began = time.monotonic()
     asyncio.run(hooks.emit("gateway:startup", {}))
-    assert time.monotonic() - began < 0.5
+    assert time.monotonic() - began < 1.5  # the host's task takes 2 s
     assert plugin(hooks).wait(5)
     assert host.delivered[0][0] == "late report"
     assert host.threads == ["hermes-boot-md"]
