@@ -278,9 +278,11 @@ def test_an_unconfigured_source_is_not_even_imported(home, tmp_path):
         f"hermes_hooks.load({str(home)!r}, entry_points=False)\n"
         "print(sorted(m for m in sys.modules if m.startswith('hermes_hooks.builtin_plugins.')))\n"
         "print('asyncio' in sys.modules)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('hermes_hooks.dialects.')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split("\n")[:2] == ["[]", "False"]
+    # the hookspecs need only the dialects' field helpers, not the four dialects
+    assert out.stdout.split("\n")[:3] == ["[]", "False", "['hermes_hooks.dialects.fields']"]
     (home / "settings.json").write_text('{"hooks": {}}')
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "hermes_hooks.builtin_plugins.shell_hooks" in out.stdout

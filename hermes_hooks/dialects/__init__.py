@@ -9,22 +9,43 @@ event of an agent (tool names, common fields, how its answers read, timeouts) is
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from ..catalogue import EventInfo
-from ..contract import AgentEvent
-from .base import Dialect, matches
-from .codex import DIALECT as CODEX
-from .copilot import DIALECT as COPILOT
-from .cursor import DIALECT as CURSOR
-from .gemini import DIALECT as GEMINI
+if TYPE_CHECKING:
+    from ..catalogue import EventInfo
+    from ..contract import AgentEvent
+    from .base import Dialect, matches
 
-#: Every dialect, by the name a ``protocol:`` (and ``hooks_sources``) uses.
-DIALECTS: dict[str, Dialect] = {d.name: d for d in (GEMINI, CODEX, CURSOR, COPILOT)}
+    #: Every dialect, by the name a ``protocol:`` (and ``hooks_sources``) uses.
+    DIALECTS: dict[str, Dialect]
+
+
+@cache
+def _dialects() -> dict[str, Dialect]:
+    # imported on first use: the hookspecs import .fields, and a host whose hooks speak no other
+    # agent's dialect should not pay for the four modules at every start
+    from .codex import DIALECT as CODEX
+    from .copilot import DIALECT as COPILOT
+    from .cursor import DIALECT as CURSOR
+    from .gemini import DIALECT as GEMINI
+
+    return {d.name: d for d in (GEMINI, CODEX, CURSOR, COPILOT)}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "DIALECTS":
+        return _dialects()
+    if name in ("Dialect", "matches"):
+        from . import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get(name: str | None) -> Dialect | None:
     """The dialect called ``name``, or ``None`` (Hermes, Claude Code, unknown)."""
-    return DIALECTS.get(name) if name else None
+    return _dialects().get(name) if name else None
 
 
 def lookup(
