@@ -21,6 +21,7 @@ from typing import Any
 
 from hermes_hooks import consent, dialects, pinning, resolve, wire
 from hermes_hooks.contract import AgentEvent, ClaudeEvent
+from hermes_hooks.dialects.base import CLAUDE_NAMES
 
 from .rules import Rule
 
@@ -143,7 +144,7 @@ class ShellHook:
             candidates = [value]
             if self.match_tool:
                 candidates.insert(0, wire.claude_tool_name(value) or value)
-            return any(self._claude_match(c) for c in candidates)
+            return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES)
         if self.pattern is not None:
             return self.pattern.fullmatch(value) is not None
         return value == self.matcher
@@ -155,12 +156,6 @@ class ShellHook:
         return self.condition.matches(
             kwargs.get("tool_name"), kwargs.get("args"), cwd=cwd, project=project
         )
-
-    def _claude_match(self, value: str) -> bool:
-        assert self.matcher is not None
-        if re.fullmatch(r"[\w|]+", self.matcher):
-            return value in self.matcher.split("|")
-        return self.pattern.search(value) is not None if self.pattern else value == self.matcher
 
     def argv(self, env: Mapping[str, str]) -> list[str]:
         """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c``; Hermes

@@ -127,18 +127,28 @@ def iso_now() -> str:
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-def matches(matcher: str, values: list[str], text: bool = False) -> bool:
-    """A dialect matcher: ``*`` or empty matches all; names joined by ``|`` match exactly;
-    anything else is a regular expression searched in the value (Gemini, Codex, Cursor and
-    Claude Code all read matchers this way). ``text``: the value is free text (a command), so
-    the matcher is always searched in it."""
+#: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
+#: other matcher is a regular expression. Claude Code's names are word characters only, so a
+#: ``.`` or ``-`` makes its matcher a regex (:data:`CLAUDE_NAMES`).
+NAMES = re.compile(r"[\w|.-]+")
+CLAUDE_NAMES = re.compile(r"[\w|]+")
+
+
+def matches(
+    matcher: str, values: list[str], text: bool = False, names: re.Pattern[str] = NAMES
+) -> bool:
+    """A dialect matcher: ``*`` or empty matches all; names joined by ``|`` (``names`` says what
+    a list of names looks like) match exactly; anything else is a regular expression searched in
+    the value, or the matcher itself when it is no valid regex (Gemini, Codex, Cursor and Claude
+    Code all read matchers this way). ``text``: the value is free text (a command), so the
+    matcher is always searched in it."""
     if matcher in ("", "*"):
         return True
-    if not text and re.fullmatch(r"[\w|.-]+", matcher):
-        names = matcher.split("|")
-        return any(v in names for v in values)
+    if not text and names.fullmatch(matcher):
+        listed = matcher.split("|")
+        return any(v in listed for v in values)
     try:
-        pattern = re.compile(matcher)
+        pattern = re.compile(matcher)  # re keeps compiled patterns: no cost per firing
     except re.error:
         return matcher in values
     return any(pattern.search(v) for v in values)
