@@ -83,6 +83,11 @@ def either(*names: str, default: Any = "") -> Field:
     return read
 
 
+#: The session an event belongs to, as every agent's payload names it: ``session_id``, else
+#: ``parent_session_id`` (a sub-agent event carries its parent's), else ``""``.
+session_of = either("session_id", "parent_session_id")
+
+
 def tool_response(kwargs: Mapping[str, Any]) -> Any:
     """The host's ``result`` string as Claude Code's ``tool_response``: the JSON object it holds,
     else ``{"output": result}``."""

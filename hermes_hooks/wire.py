@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import EventInfo
-from .contract import OMIT
+from .contract import OMIT, session_of
 
 if TYPE_CHECKING:
     from .dialects.base import Translate
@@ -173,7 +173,7 @@ def claude_payload(info: EventInfo, kwargs: Mapping[str, Any], cwd: str) -> dict
     chosen = info.claude_event(kwargs)
     get = kwargs.get
     out: dict[str, Any] = {
-        "session_id": get("session_id") or get("parent_session_id") or "",
+        "session_id": session_of(kwargs),
         "transcript_path": get("transcript_path") or "",
         "cwd": cwd,
         "permission_mode": get("permission_mode") or "default",

@@ -409,3 +409,33 @@ def test_answer_parser_never_raises_and_normalises(
         assert info.answer.normalise(value, None) == value
     else:
         pytest.fail(f"{info.name} ({info.kind}) got a value: {value!r}")
+
+
+@pytest.mark.parametrize(
+    ("dialect", "key"),
+    [("codex", "session_id"), ("gemini", "session_id"), ("cursor", "conversation_id")],
+)
+def test_a_sub_agent_event_carries_the_parent_session_in_every_agent_s_payload(
+    dialect: str, key: str
+) -> None:
+    from hermes_hooks import dialects
+    from hermes_hooks.catalogue import events
+
+    info = events()["subagent_stop"]
+    agent = dialects.get(dialect)
+    assert agent is not None
+    payload = agent.payload(info, {"parent_session_id": "p", "child_status": "ok"}, "/w", None)
+    assert payload[key] == "p"
+    both = agent.payload(info, {"parent_session_id": "p", "session_id": "s"}, "/w", None)
+    assert both[key] == "s"
+
+
+def test_claude_code_payload_and_environment_carry_the_parent_session(
+    home: Path, tmp_path: Path
+) -> None:
+    raw, env = _capture(
+        home, tmp_path, "subagent_stop", {"parent_session_id": "p", "child_status": "ok"},
+        protocol="claude-code",
+    )  # fmt: skip
+    assert json.loads(raw)["session_id"] == "p"
+    assert env["SESSION"] == "p"

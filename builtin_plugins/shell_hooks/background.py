@@ -24,6 +24,7 @@ from typing import Any
 from hermes_hooks import wire
 from hermes_hooks.answers.dialect import context_of
 from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import session_of
 
 from .matching import ShellHook
 from .runs import Run
@@ -54,7 +55,7 @@ def wakeup_of(info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> Wakeup | 
     out, hook = run.outcome, run.hook
     if not run.ran or out is None:
         return None
-    session = str(kwargs.get("session_id") or kwargs.get("parent_session_id") or "")
+    session = str(session_of(kwargs))
     if hook.rewake and out.returncode == 2:
         text = wire.decode(out.stderr).strip() or wire.decode(out.stdout).strip()
         text = text or f"background hook {hook.name} exited 2"

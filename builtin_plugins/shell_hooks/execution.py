@@ -22,6 +22,7 @@ from typing import Any
 
 from hermes_hooks import process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import session_of
 
 from . import dialects, kinds
 from .approvals import Approvals
@@ -98,7 +99,7 @@ class Runner:
         """The environment of ``hook`` at one firing: :meth:`static_env` and the variables of
         :data:`.environment.PER_FIRING` (the entry's own ``env`` wins over them too)."""
         env = self.static_env(hook, base, cwd)
-        session = kwargs.get("session_id") or kwargs.get("parent_session_id") or ""
+        session = session_of(kwargs)
         # The payload carries the id as given; the OS cannot put a NUL in a variable.
         firing = {"HERMES_HOOK_EVENT": info.name,
                   "HERMES_SESSION_ID": str(session).replace("\0", "\\0")}  # fmt: skip

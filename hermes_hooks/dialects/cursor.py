@@ -12,7 +12,7 @@ from typing import Any
 
 from ..answers.dialect import text
 from ..catalogue import EventInfo
-from ..contract import AgentEvent
+from ..contract import AgentEvent, session_of
 from .base import Dialect, Translated, block_unknown
 
 LABEL = "Cursor"
@@ -31,7 +31,7 @@ _PERMISSION = {"allow": "allow", "deny": "deny", "ask": "ask", "block": "deny"}
 
 def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
     return {
-        "conversation_id": kwargs.get("session_id") or kwargs.get("parent_session_id") or "",
+        "conversation_id": session_of(kwargs),
         "generation_id": kwargs.get("turn_id") or kwargs.get("api_request_id") or "",
         "model": kwargs.get("model") or "",
         "hook_event_name": event,

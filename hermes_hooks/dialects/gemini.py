@@ -10,7 +10,7 @@ from typing import Any
 
 from ..answers.dialect import text
 from ..catalogue import EventInfo
-from ..contract import AgentEvent
+from ..contract import AgentEvent, session_of
 from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, block_unknown, iso_now
 
 LABEL = "Gemini CLI"
@@ -38,7 +38,7 @@ _NOT_CARRIED = {
 
 def common(kwargs: Mapping[str, Any], cwd: str, event: str) -> dict[str, Any]:
     return {
-        "session_id": kwargs.get("session_id") or kwargs.get("parent_session_id") or "",
+        "session_id": session_of(kwargs),
         "transcript_path": kwargs.get("transcript_path") or "",
         "cwd": cwd,
         "hook_event_name": event,
