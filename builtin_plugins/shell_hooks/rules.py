@@ -19,6 +19,7 @@ on the tool:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -91,6 +92,7 @@ class Rule:
         return False
 
 
+@functools.lru_cache(maxsize=256)  # a rule's specifier is translated once, not at every firing
 def _glob(pattern: str, *, slash: bool = False) -> re.Pattern[str]:
     """``*`` (and ``**``) as regex; with ``slash``, ``*`` stays within one path segment."""
     out, i = [], 0
