@@ -26,13 +26,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from venvs import REPO, Venv, wheel
+from venvs import HERMES_AGENT, REPO, Venv, wheel
 
 import hermes_hooks
 
 pytestmark = pytest.mark.slow
 
-HERMES_AGENT = "hermes-agent==0.19.0"
 
 # Exact releases (and their dependencies) so that a new upload cannot change what is tested.
 NOISEGATE = ["noisegate-hermes==0.3.3"]

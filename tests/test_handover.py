@@ -8,15 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from venvs import REPO, Venv, wheel
+from venvs import HERMES_AGENT, REPO, RUN_HERMES, Venv, wheel
 
 pytestmark = pytest.mark.slow
-
-HERMES_AGENT = "hermes-agent==0.19.0"
-# Hermes Agent's own entry function, started as its script would be.
-RUN_HERMES = (
-    "import sys; from hermes_cli.main import main; sys.argv[0] = 'hermes'; sys.exit(main())"
-)
 
 
 @pytest.fixture(scope="module")

@@ -19,16 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from venvs import EXAMPLE, REPO, Venv, wheel
+from venvs import EXAMPLE, HERMES_AGENT, REPO, RUN_HERMES, Venv, wheel
 
 pytestmark = pytest.mark.slow
 
-HERMES_AGENT = "hermes-agent==0.19.0"
 DENY = "DENIED-BY-SETTINGS-HOOK: no touching"
 EXAMPLE_CONTEXT = "Note from hermes-hook-example"
-RUN_HERMES = (
-    "import sys; from hermes_cli.main import main; sys.argv[0] = 'hermes'; sys.exit(main())"
-)
 
 
 @pytest.fixture(scope="module")

@@ -16,8 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from hermes_hooks.hermes_patch import SUPPORTED
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "hermes-hook-example"
+#: The Hermes Agent release the bridge patches (hermes_patch.SUPPORTED), as pip installs it.
+HERMES_AGENT = f"hermes-agent=={SUPPORTED}"
+#: Hermes Agent's own entry function, started as its ``hermes`` script would start it.
+RUN_HERMES = (
+    "import sys; from hermes_cli.main import main; sys.argv[0] = 'hermes'; sys.exit(main())"
+)
 
 # Never copied into a build: caches, old build output, local venvs, VCS data.
 _NOT_SOURCE = shutil.ignore_patterns(
