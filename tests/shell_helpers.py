@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,3 +46,20 @@ def load(
 def shell_plugin(hooks: Any) -> Any:
     rec = hooks.records.get("builtin:shell_hooks")
     return rec.plugin if rec else None
+
+
+def gone(pid: int, within: float = 5.0) -> bool:
+    """Whether process ``pid`` has ended within ``within`` seconds (a zombie waiting for its
+    reaper counts as ended: it runs nothing)."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().split(")")[-1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            pass
+        time.sleep(0.02)
+    return False

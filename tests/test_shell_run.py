@@ -9,29 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
-from shell_helpers import load, script, shell_plugin, write_settings
+from shell_helpers import gone, load, script, shell_plugin, write_settings
 
 import hermes_hooks
 from hermes_hooks import process
 
 ANSWER = script("answer.sh")
-
-
-def _gone(pid: int, within: float = 2.0) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().split(")")[-1].split()[0] == "Z":
-                    return True  # a zombie waiting for its reaper is not running
-        except FileNotFoundError:
-            return True
-        except OSError:
-            pass
-        if not os.path.exists(f"/proc/{pid}"):
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_timeout_kills_the_whole_group_and_returns_promptly(home: Path, tmp_path: Path) -> None:
@@ -53,7 +36,7 @@ def test_timeout_kills_the_whole_group_and_returns_promptly(home: Path, tmp_path
     (run,) = report.runs
     assert run.outcome.timed_out  # ended by its 1 s limit, not by the hook's own 30 s sleep
     assert d.action is None  # fail open
-    assert _gone(int(pidfile.read_text()))
+    assert gone(int(pidfile.read_text()))
 
 
 def test_grandchild_outside_the_group_holding_stdout_cannot_hold_the_call(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_helpers import load, shell_plugin, write_settings
+from shell_helpers import gone, load, shell_plugin, write_settings
 
 import hermes_hooks
 
@@ -97,19 +97,6 @@ def _fire(hooks: Any, command: str) -> Any:
     return hooks.pre_tool_call(tool_name="terminal", args={"command": command}, session_id="s")
 
 
-def _gone(pid: int, within: float = 5.0) -> bool:
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                if fh.read().split(")")[-1].split()[0] == "Z":
-                    return True  # dead; a zombie of a grandchild waits for its reaper (init)
-        except FileNotFoundError:
-            return True
-        time.sleep(0.02)
-    return False
-
-
 def test_one_worker_answers_every_event(home: Path, tmp_path: Path, worker: Path) -> None:
     hooks = load(home, {"pre_tool_call": [_entry(worker, tmp_path)]})
     try:
@@ -163,7 +150,7 @@ def test_crash_fails_the_event_then_restarts(home: Path, tmp_path: Path, worker:
         assert "exited with code 3" in decision.message
         assert _fire(hooks, "ls").action is None  # started again at its next event
         first, second = _starts(tmp_path)
-        assert first != second and _gone(first)
+        assert first != second and gone(first)
     finally:
         hooks.close()
 
@@ -175,7 +162,7 @@ def test_a_worker_gone_between_events_is_replaced_at_once(
     try:
         assert _fire(hooks, "bye").action is None  # answers, then exits on its own
         (first,) = _starts(tmp_path)
-        assert _gone(first)
+        assert gone(first)
         assert _fire(hooks, "block next").action == "block"  # a new worker, no failed event
         assert len(_starts(tmp_path)) == 2
     finally:
@@ -189,7 +176,7 @@ def test_timeout_kills_the_group_and_restarts(home: Path, tmp_path: Path, worker
     try:
         assert _fire(hooks, "hang").action is None  # fail open, killed
         (first,) = _starts(tmp_path)
-        assert _gone(first) and _gone(int(sleeper.read_text()))
+        assert gone(first) and gone(int(sleeper.read_text()))
         source = shell_plugin(hooks)
         assert (
             "did not answer in time" in source.workers.describe(source.all_hooks[0])["last_error"]
@@ -234,7 +221,7 @@ def test_changed_script_waits_for_approval_then_gets_a_new_worker(
         assert len(_starts(tmp_path)) == 1
         source.approve(source.all_hooks)
         assert _fire(hooks, "block three").action == "block"
-        assert len(_starts(tmp_path)) == 2 and _gone(first)
+        assert len(_starts(tmp_path)) == 2 and gone(first)
     finally:
         hooks.close()
 
@@ -318,7 +305,7 @@ def test_close_stops_the_group_and_releases_every_fd(
     (pid,) = _starts(tmp_path)
     hooks.close()
     assert not os.path.exists(f"/proc/{pid}")  # gone and reaped: no zombie
-    assert _gone(int(sleeper.read_text()))
+    assert gone(int(sleeper.read_text()))
     assert _fds() - before == set()
     assert "stopped" in str(shell_plugin(hooks).execute(
         hooks.manager.event("pre_tool_call"), {"tool_name": "terminal", "args": {}}
@@ -337,7 +324,7 @@ def test_interpreter_exit_stops_every_worker(home: Path, tmp_path: Path, worker:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "fired" in out.stdout, out.stderr
     (pid,) = _starts(tmp_path)
-    assert _gone(pid) and _gone(int(sleeper.read_text()))
+    assert gone(pid) and gone(int(sleeper.read_text()))
 
 
 def test_warm_starts_at_load(home: Path, tmp_path: Path, worker: Path) -> None:
@@ -514,7 +501,7 @@ def test_doctor_and_test_commands_show_the_worker(home: Path, tmp_path: Path, wo
     assert re.search(r"warm worker started \(pid \d+\), handshake protocol 1", out), out
     assert "warm worker is not running: sent no handshake in time" in out
     (pid,) = _starts(tmp_path)
-    assert _gone(pid)  # the command closed its hooks: the worker is stopped
+    assert gone(pid)  # the command closed its hooks: the worker is stopped
     out = cli("test", "pre_tool_call", "--for-tool", "terminal")
     assert "warm worker: pid" in out
     out = cli("list")
