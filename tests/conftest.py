@@ -71,6 +71,23 @@ def _no_installed_plugins(request: pytest.FixtureRequest, monkeypatch: pytest.Mo
 
 
 @pytest.fixture
+def closed_runtimes(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``Hooks`` runtimes closed while the test runs, in order (``Hooks.close`` still runs):
+    a command that loads hooks must release them (warm workers, the watchdog thread)."""
+    from hermes_hooks.hooks import Hooks
+
+    closed: list[Any] = []
+    real_close = Hooks.close
+
+    def close(self: Hooks) -> None:
+        closed.append(self)
+        real_close(self)
+
+    monkeypatch.setattr(Hooks, "close", close)
+    return closed
+
+
+@pytest.fixture
 def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put tests/data/site (real *.dist-info distributions with entry points) on sys.path."""
     import importlib

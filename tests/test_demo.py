@@ -51,16 +51,6 @@ def test_demo_works_when_installed_under_a_group_writable_umask(tmp_path):
     assert all(r["status"] == "active" for r in run.rows)
 
 
-def test_the_demo_releases_the_hooks_it_loaded(monkeypatch):
-    from hermes_hooks.hooks import Hooks
-
-    closed: list[Hooks] = []
-    real_close = Hooks.close
-
-    def close(self: Hooks) -> None:
-        closed.append(self)
-        real_close(self)
-
-    monkeypatch.setattr(Hooks, "close", close)
+def test_the_demo_releases_the_hooks_it_loaded(closed_runtimes):
     run_demo()
-    assert len(closed) == 1  # its watchdog thread and shell hooks end with the demo
+    assert len(closed_runtimes) == 1  # its watchdog thread and shell hooks end with the demo

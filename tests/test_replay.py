@@ -218,24 +218,15 @@ def test_a_replay_stays_out_of_the_real_audit_trail(policy_home, tmp_path):
 
 
 @pytest.mark.parametrize("adhoc", [[], ["--hook", f"pre_tool_call={BLOCK_RM}"]], ids=["", "hook"])
-def test_the_cli_releases_the_hooks_it_loaded(home, monkeypatch, adhoc):
+def test_the_cli_releases_the_hooks_it_loaded(home, closed_runtimes, adhoc):
     from click.testing import CliRunner
 
     from hermes_hooks.cli import hooks_group
-    from hermes_hooks.hooks import Hooks
 
-    closed: list[Hooks] = []
-    real_close = Hooks.close
-
-    def close(self: Hooks) -> None:
-        closed.append(self)
-        real_close(self)
-
-    monkeypatch.setattr(Hooks, "close", close)
     args = ["--home", str(home), "replay", str(SESSION), *adhoc]
     result = CliRunner().invoke(hooks_group, args)
     assert result.exit_code == 0, result.output
-    assert len(closed) == 1  # warm workers and the watchdog go with the command
+    assert len(closed_runtimes) == 1  # warm workers and the watchdog go with the command
 
 
 SHAPER = """
