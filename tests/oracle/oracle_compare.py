@@ -71,6 +71,13 @@ class Outcome:
     stopped: bool = False
     seen: frozenset[tuple[str, str]] = field(default_factory=frozenset)
 
+    @classmethod
+    def after(cls, bodies: list[Any], **known: Any) -> Outcome:
+        """The outcome of a run whose model got ``bodies``: one request that asks for the tool
+        and one after its result; more continued the turn, fewer stopped it."""
+        expected = 2
+        return cls(continued=len(bodies) > expected, stopped=0 < len(bodies) < expected, **known)
+
     def describe(self) -> dict[str, Any]:
         return {
             "ran": self.ran,
@@ -147,14 +154,8 @@ def claude_outcome(
             if p.get("tool_input") != scripted_input:
                 args = p.get("tool_input")
             break
-    expected = 2  # one request that asks for the tool, one after its result
-    return Outcome(
-        ran=ran,
-        args=args,
-        prompt_blocked=prompt_blocked,
-        continued=len(bodies) > expected,
-        stopped=0 < len(bodies) < expected,
-        seen=frozenset(seen),
+    return Outcome.after(
+        bodies, ran=ran, args=args, prompt_blocked=prompt_blocked, seen=frozenset(seen)
     )
 
 

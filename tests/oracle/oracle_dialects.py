@@ -185,12 +185,6 @@ def agent_outcome(
         and post.get("tool_input") != pre.get("tool_input")
     ):
         args = dialect_kwargs(agent.dialect, post)[1].get("args")
-    expected = 2  # one request that asks for the tool, one after its result
-    return Outcome(
-        ran=ran,
-        args=args,
-        prompt_blocked=prompt_blocked,
-        continued=len(bodies) > expected,
-        stopped=0 < len(bodies) < expected,
-        seen=frozenset(seen),
+    return Outcome.after(
+        bodies, ran=ran, args=args, prompt_blocked=prompt_blocked, seen=frozenset(seen)
     )
