@@ -1,0 +1,88 @@
+"""What a ``command_guard`` rule is, and judging a command line against a set of rules.
+
+A rule belongs to a pack (``builtin_plugins/command_guard/packs/<pack>.py``, one area each:
+filesystem, git, databases, ...) and has a stable id ``<pack>.<name>``, a one-line reason, a
+safer alternative, whether it is catastrophic (blocks) or not (asks a human), the programs it is
+about, and a test of one simple command (:class:`hermes_hooks.shell_syntax.Command`). The line is
+read once by :func:`hermes_hooks.shell_syntax.parse`; each simple command is offered only to the
+rules of its program, so a line costs a parse and a dictionary look-up per command.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from hermes_hooks.shell_syntax import Command, Parsed, parse
+
+ANY = "*"
+"""A rule's ``programs`` entry for a rule that looks at every command (redirections, ...)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One thing a pack catches."""
+
+    id: str
+    """``<pack>.<name>``, stable across releases: it is what ``allow``/``ask_instead`` and an
+    "always" approval name."""
+    reason: str
+    """One line: what running it would destroy or expose."""
+    alternative: str
+    """One line: the safer way to do what was probably meant."""
+    catastrophic: bool
+    """``True``: blocks. ``False``: asks a human (an approval, with the rule id as its grain)."""
+    programs: tuple[str, ...]
+    """The programs (as :attr:`Command.program` has them) this rule looks at; ``("*",)`` for
+    every command."""
+    test: Callable[[Command], bool]
+    """Whether this simple command is what the rule is about."""
+
+
+@dataclass(frozen=True)
+class Pack:
+    """An area of rules."""
+
+    name: str
+    description: str
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A rule that matched a simple command of the line."""
+
+    rule: Rule
+    command: Command
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the guard makes of one line."""
+
+    parsed: Parsed
+    findings: tuple[Finding, ...]
+    """Every rule that matched, in the order of the line's commands."""
+
+
+class Rulebook:
+    """A set of rules indexed by program: what one configuration of the guard checks."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = tuple(rules)
+        self.by_program: dict[str, tuple[Rule, ...]] = {}
+        for rule in self.rules:
+            for program in rule.programs:
+                self.by_program[program] = (*self.by_program.get(program, ()), rule)
+        self.anywhere = self.by_program.pop(ANY, ())
+
+    def findings(self, command: Command) -> list[Finding]:
+        """The rules one simple command breaks."""
+        rules = (*self.by_program.get(command.program, ()), *self.anywhere)
+        return [Finding(rule, command) for rule in rules if rule.test(command)]
+
+    def judge(self, line: str) -> Verdict:
+        """Every rule the line's simple commands break."""
+        parsed = parse(line)
+        found = [f for command in parsed.commands for f in self.findings(command)]
+        return Verdict(parsed, tuple(found))
