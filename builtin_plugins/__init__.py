@@ -65,6 +65,10 @@ def _dangerous_patterns(hooks: Hooks) -> bool:
     return bool(value(hooks, "dangerous_patterns"))
 
 
+def _command_guard(hooks: Hooks) -> bool:
+    return bool(value(hooks, "command_guard"))
+
+
 def _redact_secrets(hooks: Hooks) -> bool:
     return bool(value(hooks, "redact_secrets"))
 
@@ -113,6 +117,7 @@ BUILTINS: dict[str, Callable[[Hooks], bool]] = {
     "gateway_hooks": _gateway_hooks,
     "boot_md": _boot_md,
     "dangerous_patterns": _dangerous_patterns,
+    "command_guard": _command_guard,
     "redact_secrets": _redact_secrets,
     "library": _library,
     "max_iterations": _max_iterations,

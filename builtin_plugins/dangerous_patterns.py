@@ -5,7 +5,10 @@ Rules come from ``<home>/dangerous-patterns.yaml`` and every ``*.yaml`` in
 directory), plus the example files shipped in ``dangerous_patterns_rules/`` (off unless their
 group is enabled). Each rule: ``pattern`` (a regular expression), ``description``, ``action``
 (``deny``, ``ask``, ``allow``), ``enabled``, ``group``, ``tools`` (default ``[terminal]``),
-``protected``. On ``pre_tool_call``: a deny rule blocks at once (an approval mode of the host
+``protected``. A rule is matched against the whole command line and, for the shell tool,
+against each simple command the line would run (:mod:`hermes_hooks.shell_syntax`), as written
+and as it runs; a line the parser cannot read is the worst case (blocked when a deny rule could
+apply, else asked). On ``pre_tool_call``: a deny rule blocks at once (an approval mode of the host
 cannot undo a block); an allow rule exempts the command from the ask rules; an ask rule asks a
 human, with the rule's description as ``rule_key``, so "always" covers exactly that rule. Terminal
 escape sequences are stripped from the command before matching. An invalid pattern is reported
@@ -148,6 +151,38 @@ def read_rules(path: Path, enabled_groups: set[str]) -> tuple[list[Rule], list[s
     return rules, problems
 
 
+def _readings(text: str, tool_name: str) -> tuple[list[str], str | None]:
+    """What a rule is matched against: the whole line and, for the shell tool, each simple
+    command it would run, as written and as it runs (quotes removed, path and wrappers
+    stripped: ``sudo /bin/r''m -rf x`` is also ``rm -rf x``); and the parser's complaint when
+    the line cannot be read with certainty."""
+    from hermes_hooks.dialects import shell_tools
+
+    if tool_name not in shell_tools():
+        return [text], None
+    from hermes_hooks.shell_syntax import parse
+
+    parsed = parse(text)
+    texts = [text]
+    for simple in parsed.commands:
+        for reading in (simple.text, " ".join(w for w in simple.words if w)):
+            if reading and reading not in texts:
+                texts.append(reading)
+    return texts, parsed.error
+
+
+def _unreadable(rules: list[Rule], error: str) -> dict[str, Any] | None:
+    """The worst case for a line the parser cannot read: the strongest action of the rules
+    that could apply (a deny rule: block; an ask rule: ask)."""
+    message = (f"dangerous pattern: the command line cannot be read with certainty ({error}); "
+               "write it as plain simple commands")  # fmt: skip
+    if any(r.action == "deny" for r in rules):
+        return {"action": "block", "message": message}
+    if any(r.action == "ask" for r in rules):
+        return {"action": "approve", "message": message, "rule_key": "unreadable command line"}
+    return None
+
+
 class DangerousPatterns(SourceBase):
     """The ``dangerous_patterns`` built-in: one ``pre_tool_call`` hook over every rule."""
 
@@ -218,8 +253,14 @@ class DangerousPatterns(SourceBase):
         command = args.get("command") if isinstance(args, dict) else None
         if not isinstance(command, str):
             return None
+        rules = [r for r in self.rules if tool_name in r.tools]
+        if not rules:
+            return None
         text = _ANSI.sub("", command)
-        matching = [r for r in self.rules if tool_name in r.tools and r.regex.search(text)]
+        texts, error = _readings(text, tool_name)
+        if error is not None:
+            return _unreadable(rules, error)
+        matching = [r for r in rules if any(r.regex.search(t) for t in texts)]
         for rule in matching:
             if rule.action == "deny":
                 return {"action": "block", "message": f"dangerous pattern: {rule.description}"}

@@ -45,6 +45,7 @@ SERVES: dict[str, tuple[str, ...] | None] = {
     "add_prompt_files": _CONTEXT,
     "limit_large_tool_results": ("transform_tool_result",),
     "dangerous_patterns": ("pre_tool_call",),
+    "command_guard": ("pre_tool_call",),
     "redact_secrets": ("pre_tool_call", "transform_messages", "transform_tool_result"),
     "http_post": None,
     # counts on pre_api_request, refuses on pre_tool_call and user_prompt_submit, forgets a
@@ -64,11 +65,12 @@ POSITIONAL: dict[str, str] = {
     "add_prompt_files": "files",
     "limit_large_tool_results": "max_bytes",
     "redact_secrets": "patterns",
+    "command_guard": "packs",
     "http_post": "url",
     "max_iterations": "limit",
     "snapshot": "max_file_bytes",
 }
-_LISTS = frozenset({"add_prompt_files", "redact_secrets"})
+_LISTS = frozenset({"add_prompt_files", "redact_secrets", "command_guard"})
 ENTRY_KEYS = ("type", "name", "args")
 
 

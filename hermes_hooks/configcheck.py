@@ -34,6 +34,7 @@ TOP_LEVEL = (
     "trace_payloads",
     "otel",
     "dangerous_patterns",
+    "command_guard",
     "redact_secrets",
     "http_post",
     "snapshot",

@@ -65,6 +65,19 @@ class Verdict:
     """Every rule that matched, in the order of the line's commands."""
 
 
+UNPARSEABLE = Rule(
+    id="parser.unparseable",
+    reason="the line cannot be read with certainty, so what it would run is unknown.",
+    alternative="write it as plain simple commands (no unbalanced quotes or nesting), "
+    "one per line if need be.",
+    catastrophic=True,
+    programs=(),
+    test=lambda command: False,
+)
+"""The parser's own rule: a line it cannot read is the worst case (it blocks unless
+``ask_instead`` or ``allow`` names it)."""
+
+
 class Rulebook:
     """A set of rules indexed by program: what one configuration of the guard checks."""
 
@@ -75,14 +88,21 @@ class Rulebook:
             for program in rule.programs:
                 self.by_program[program] = (*self.by_program.get(program, ()), rule)
         self.anywhere = self.by_program.pop(ANY, ())
+        self.unparseable = UNPARSEABLE in self.rules
+
+    def offered(self, command: Command) -> tuple[Rule, ...]:
+        """The rules that look at one simple command (its program's, and those of every
+        command)."""
+        return (*self.by_program.get(command.program, ()), *self.anywhere)
 
     def findings(self, command: Command) -> list[Finding]:
         """The rules one simple command breaks."""
-        rules = (*self.by_program.get(command.program, ()), *self.anywhere)
-        return [Finding(rule, command) for rule in rules if rule.test(command)]
+        return [Finding(rule, command) for rule in self.offered(command) if rule.test(command)]
 
     def judge(self, line: str) -> Verdict:
         """Every rule the line's simple commands break."""
         parsed = parse(line)
         found = [f for command in parsed.commands for f in self.findings(command)]
+        if parsed.error is not None and self.unparseable:
+            found.insert(0, Finding(UNPARSEABLE, Command(program="", text=line)))
         return Verdict(parsed, tuple(found))

@@ -8,8 +8,10 @@ on the tool:
 
 - ``Bash``: the command, ``*`` standing for any text; ``prefix:*`` (the older form) and a
   trailing `` *`` mean "this command, alone or with arguments". A compound command
-  (``a && b``, ``a | b``, ``a; b``) matches when one of its parts does; a command that cannot be
-  split matches (the hook runs: a filter must not silence a guard on what it cannot read).
+  (``a && b``, ``a | b``, ``a; b``, subshells, ``$()``, ``bash -c '...'``, wrappers such as
+  ``sudo``/``timeout``) matches when one simple command it would run does
+  (:mod:`hermes_hooks.shell_syntax`); a command that cannot be read matches (the hook runs: a
+  filter must not silence a guard on what it cannot read).
 - ``Read``, ``Edit``, ``Write``, ``MultiEdit``, ``NotebookEdit``, ``Glob``, ``Grep``: the file
   path, gitignore-style: ``*.ts`` anywhere, ``/src/**`` under the project directory, ``//abs``
   an absolute path, ``~/x`` under the home directory, ``./x`` under the working directory.
@@ -22,7 +24,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -116,15 +117,21 @@ def _glob(pattern: str, *, slash: bool = False) -> re.Pattern[str]:
 
 
 def bash_matches(spec: str, command: str) -> bool:
-    """Whether a Bash specifier matches ``command`` or one part of it."""
+    """Whether a Bash specifier matches ``command`` or one simple command it would run (read
+    by :mod:`hermes_hooks.shell_syntax`: ``(rm -rf x)``, ``FOO=1 rm``, ``timeout 5 rm`` and
+    ``bash -c 'rm ...'`` all run ``rm``), as written or as it runs (quotes removed, path and
+    wrappers stripped). A line the parser cannot read matches: the hook runs."""
+    from hermes_hooks.shell_syntax import parse
+
     if spec.endswith(":*"):
         spec = spec[:-2].rstrip() + " *"
-    try:
-        shlex.split(command)  # only to learn whether the command can be read at all
-    except ValueError:
+    parsed = parse(command)
+    if parsed.error is not None:
         return True
     parts = [p for p in _SPLIT.split(command.strip()) if p]
-    return any(_one_command(spec, p) for p in [command.strip(), *parts])
+    for simple in parsed.commands:
+        parts += [simple.text, " ".join(w for w in simple.words if w)]
+    return any(_one_command(spec, p) for p in [command.strip(), *parts] if p)
 
 
 def _one_command(spec: str, command: str) -> bool:

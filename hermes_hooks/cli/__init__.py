@@ -23,6 +23,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "test_cmd",
         "Fire an event through the dispatcher; show what every hook did.",
     ),
+    "explain-command": (
+        "hermes_hooks.cli.explain",
+        "explain_cmd",
+        "Show what command_guard makes of a command line, simple command by simple command.",
+    ),
     "approve": (
         "hermes_hooks.cli.shell",
         "approve_cmd",

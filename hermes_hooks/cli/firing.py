@@ -70,6 +70,13 @@ def _dumps(value: Any) -> str:
 @click.option(
     "--gateway", "gateway", metavar="EVENT_TYPE", help="Fire a gateway event (command:reset, ...)."
 )
+@click.option(
+    "--command",
+    "command",
+    metavar="LINE",
+    help="A shell command line: fire the event for the shell tool with this command, and show "
+    "what command_guard makes of each simple command.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print {event, hooks, result} as JSON.")
 @click.option("--force", is_flag=True, help="Also run hooks that are not approved (or changed).")
 @click.pass_obj
@@ -79,6 +86,7 @@ def test_cmd(
     for_tool: str | None,
     payload_file: str | None,
     gateway: str | None,
+    command: str | None,
     as_json: bool,
     force: bool,
 ) -> None:
@@ -101,6 +109,13 @@ def test_cmd(
     if gateway is not None and "event_type" not in info.args:
         raise click.UsageError(f"--gateway fires gateway events; {name} is not one")
     payload, form = payload_for(info, for_tool, payload_file, gateway)
+    if command is not None:
+        if "args" not in info.args:
+            raise click.UsageError(f"--command gives a tool call's command; {name} has no args")
+        payload["tool_name"] = for_tool or "terminal"
+        payload["args"] = {**(payload.get("args") or {}), "command": command}
+    guards = [s for s in hooks.sources() if hasattr(s, "explain_command")]
+    explained = [g.explain_command(command) for g in guards] if command is not None else []
     collector = Collector()
     hooks.tracer = collector
     if source is None:
@@ -114,6 +129,8 @@ def test_cmd(
     if as_json:
         doc = {"event": name, "payload_form": form, "payload": payload, "hooks": entries,
                "result": plain(result)}  # fmt: skip
+        if explained:
+            doc["command_guard"] = explained[0]
         click.echo(json.dumps(doc, indent=2, default=str))
         return
     if form is not None:
@@ -135,6 +152,11 @@ def test_cmd(
             _show_shell(entry)
         else:
             _show_python(entry)
+    for item in explained:
+        echo(f"\ncommand_guard on `{command}`:")
+        from .explain import show
+
+        show(item)
     echo(f"\nCombined result: {_dumps(plain(result))}")
 
 

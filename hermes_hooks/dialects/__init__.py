@@ -43,6 +43,18 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+@cache
+def shell_tools() -> frozenset[str]:
+    """The host's shell tool (``terminal``) under its own name, Claude Code's and every
+    dialect's (``Bash``, ``run_shell_command``, ``Shell``, ``bash``): what a guard of command
+    lines looks at, whichever agent's names the call arrives with."""
+    from .. import wire
+
+    names = {"terminal", wire.claude_tool_name("terminal")}
+    names |= {d.tool_name("terminal") for d in _dialects().values()}
+    return frozenset(n for n in names if isinstance(n, str))
+
+
 def get(name: str | None) -> Dialect | None:
     """The dialect called ``name``, or ``None`` (Hermes, Claude Code, unknown)."""
     return _dialects().get(name) if name else None
@@ -64,4 +76,4 @@ def names(dialect: str, events: Iterable[EventInfo]) -> list[str]:
     return [c.name for info in events for c in info.dialect_events(dialect)]
 
 
-__all__ = ["DIALECTS", "Dialect", "get", "lookup", "matches", "names"]
+__all__ = ["DIALECTS", "Dialect", "get", "lookup", "matches", "names", "shell_tools"]
