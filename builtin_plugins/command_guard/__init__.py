@@ -193,7 +193,12 @@ class CommandGuard(SourceBase):
         command = args.get("command")
         if not isinstance(command, str):
             return None
-        _, answer = self.judge(command)
+        try:
+            _, answer = self.judge(command)
+        except Exception as exc:  # a guard that cannot judge blocks: it never goes quiet
+            log.exception("command_guard: cannot judge %r", command[:200])
+            answer = {"action": "block", "message": f"command_guard: cannot judge this command "
+                      f"line ({type(exc).__name__}: {exc}); nothing was run"}  # fmt: skip
         return report(self.hooks, "pre_tool_call", NAME, answer, {"tool_name": tool_name,
                                                                   "args": args})  # fmt: skip
 
