@@ -364,7 +364,8 @@ class _Reader:
         if body is not None and body.type == "command":
             out = self.command(body, src, via, up, level, feed, redirs, end)
         else:
-            readers = self.substitutions(redirs.subs, src, via, up, level, [])
+            readers: list[Command] = []
+            inner = self.substitutions(redirs.subs, src, via, up, level, readers)
             up2 = (*up, *readers)
             if body is None:  # `> f` alone: truncates f
                 text = src.slice(node.start_byte, end).strip()
@@ -372,7 +373,7 @@ class _Reader:
                 out = [only]
             else:
                 out = self.walk(body, src, via, up2, level)
-            out += [c for c in readers if c not in out]
+            out += inner
         for tail in redirs.tails:  # the rest of a line that began with a heredoc
             if tail.type == "pipeline":
                 stages = [c for c in tail.children if c.is_named]
@@ -557,7 +558,7 @@ class _Reader:
                 self.remember(name, value, ok)
         pairs = tuple((n, v) for n, v, _ in assigns)
         out = self.simple(words, exact, pairs, tuple(acc.redirects), text, via, up2, level, feed)
-        return out + [c for c in inner if c not in out]
+        return out + inner
 
     def simple(
         self,
