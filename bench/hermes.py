@@ -47,8 +47,9 @@ BLOCKS = {
 }
 
 
-def ensure_venv() -> None:
-    """Re-run inside the bench venv (made on first use)."""
+def ensure_venv(script: str = __file__) -> None:
+    """Re-run ``script`` (this one unless another bench script names itself) inside the bench
+    venv (made on first use)."""
     python = VENV / "bin" / "python"
     if Path(sys.prefix).resolve() == VENV.resolve():
         return
@@ -57,7 +58,7 @@ def ensure_venv() -> None:
         pip = [str(python), "-m", "pip", "install", "--quiet"]
         subprocess.run([*pip, "hermes-agent==0.19.0"], check=True)
         subprocess.run([*pip, "-e", str(ROOT)], check=True)
-    os.execv(str(python), [str(python), __file__, *sys.argv[1:]])
+    os.execv(str(python), [str(python), script, *sys.argv[1:]])
 
 
 def best_and_median(samples: list[float]) -> tuple[float, float]:

@@ -45,3 +45,11 @@ def test_builtins_bench_measures_every_context_builtin_beside_a_shell_hook():
 def test_shell_bench_runs_the_docs_bash_worker():
     text = _run("shell.py", "--rounds", "2")  # fails when docs/shell-hooks.md loses the example
     assert "| 1 warm worker (bash, the docs' example) through `hooks.pre_tool_call` |" in text
+
+
+def test_command_guard_bench_reports_both_corpora_for_each_checker():
+    text = _run("command_guard.py", "--quick", "--no-hermes")
+    assert "dcg 350 lines (101 deny, 249 allow)" in text
+    for checker in ("command_guard (every pack)", "dangerous_patterns (every shipped group)"):
+        for corpus in ("dcg", "public"):
+            assert f"| {checker} | {corpus} |" in text
