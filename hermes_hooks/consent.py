@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import re
-import shlex
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
@@ -116,12 +115,17 @@ def script_of_argv(
 def files_of_shell_command(command: str, cwd: str | None, env: Mapping[str, str]) -> list[str]:
     """Every token of a shell command line that names an existing file (after ``~`` and
     ``$VAR`` expansion): ``printf x | python3 a.py`` gives ``[.../a.py]``."""
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError:
-        return []
+    from .shell_syntax import parse
+
+    tokens = [
+        word
+        for simple in parse(command).commands
+        for word in (
+            simple.path or simple.program,
+            *simple.args,
+            *(r.target for r in simple.redirects if "<<" not in r.op),
+        )
+    ]
     found: list[str] = []
     for token in tokens:
         path = _existing_file(expand(token, env), cwd)

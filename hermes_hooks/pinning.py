@@ -17,7 +17,6 @@ from __future__ import annotations
 import glob
 import os
 import re
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -50,8 +49,6 @@ _SHORT_ARG = {"sh": "oO", "python": "WXQ", "node": "rC", "perl": "", "ruby": "Ir
 _SHORT_INLINE = {"sh": "c", "python": "c", "node": "ep", "perl": "eE", "ruby": "e"}
 _LONG_INLINE = {"node": frozenset({"--eval", "--print"})}
 _SHORT_RUNTIME = {"sh": "s", "python": "m"}
-_SEPARATORS = frozenset("&& || ; | & |& ;; ( ) { } \n".split(" ")) | {"\n"}
-_REDIRECTS = frozenset("> >> < << <<< >& <& &> &>> >|".split())
 _PREFIXES = frozenset("exec command nohup time builtin".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
 
@@ -159,7 +156,7 @@ def _resolve(words: Sequence[str], cwd: str, env: Mapping[str, str]) -> str:
             while i < len(words):
                 word = words[i]
                 if word in ("-S", "--split-string") and i + 1 < len(words):
-                    words = [*shlex.split(words[i + 1]), *words[i + 2 :]]
+                    words = [*_words(words[i + 1]), *words[i + 2 :]]
                     break
                 if word in ("-u", "-C", "-P") or word in _LONG_ARG["env"]:
                     if word in ("-C", "--chdir") and i + 1 < len(words):
@@ -241,19 +238,20 @@ def of_shell(command: str, cwd: str, env: Mapping[str, str], extra: Sequence[str
     """What a shell command line (Claude Code's protocol) runs, and the files its approval
     pins: each simple command resolved in turn, ``cd DIR`` followed, ``.``/``source`` files
     pinned, globs expanded as the shell would now."""
+    from .shell_syntax import parse
+
     if "`" in command or "$(" in command or "<(" in command:
         return Pins(None, tuple(extra), "the command line runs a command substitution")
-    try:
-        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        tokens = list(lexer)
-    except ValueError as exc:
-        return Pins(None, tuple(extra), f"the command line cannot be parsed: {exc}")
+    parsed = parse(command)
+    if parsed.error is not None:
+        return Pins(None, tuple(extra), f"the command line cannot be parsed: {parsed.error}")
     script: str | None = None
     reason: str | None = None
     files: list[str] = []
-    for words in _simple_commands(tokens):
-        words = _expanded(words, cwd, env)
+    for simple in parsed.commands:
+        if not simple.program:
+            continue  # only assignments or redirections
+        words = _expanded([simple.path or simple.program, *simple.args], cwd, env)
         while words and (_ASSIGNMENT.match(words[0]) or words[0] in _PREFIXES):
             words = words[1:]
         if not words:
@@ -280,22 +278,15 @@ def of_shell(command: str, cwd: str, env: Mapping[str, str], extra: Sequence[str
     return _pins(script, [*files, *extra], reason)
 
 
-def _simple_commands(tokens: Sequence[str]) -> list[list[str]]:
-    out: list[list[str]] = [[]]
-    skip_next = False
-    for token in tokens:
-        if skip_next:
-            skip_next = False
-            continue
-        if token in _SEPARATORS:
-            out.append([])
-        elif token in _REDIRECTS:
-            skip_next = True
-            if out[-1] and out[-1][-1].isdigit():
-                out[-1].pop()  # the "2" of "2>"
-        else:
-            out[-1].append(token)
-    return [words for words in out if words]
+def _words(line: str) -> list[str]:
+    """The words of ``env -S``'s string, read by the shell parser (its first simple command)."""
+    from .shell_syntax import parse
+
+    parsed = parse(line)
+    if parsed.error is not None or not parsed.commands:
+        raise _Unknown(f"env -S {line!r} cannot be read")
+    first = parsed.commands[0]
+    return [first.path or first.program, *first.args]
 
 
 def _expanded(words: Sequence[str], cwd: str, env: Mapping[str, str]) -> list[str]:
