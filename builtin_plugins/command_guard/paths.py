@@ -35,8 +35,10 @@ _HOME_SPELLINGS = re.compile(r"^(?:~(?=/|$)|\$HOME(?![A-Za-z0-9_])|\$\{HOME\})")
 _TEMP_SPELLINGS = re.compile(
     r"^(?:\$\{(?:TMPDIR|TMP|TEMP|TEMPDIR)(?::?[-=][^}]*)?\}|\$(?:TMPDIR|TMP|TEMP|TEMPDIR)(?![A-Za-z0-9_]))"
 )
-_TEMP_ROOTS = ("/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/tmp/", "/dev/shm/")
-_TEMP_ROOTS += ("/var/folders/", "/private/var/folders/")  # macOS: where $TMPDIR points
+_TEMP_ROOTS = (
+    *("/tmp/", "/var/tmp/", "/private/tmp/", "/private/var/tmp/", "/dev/shm/"),
+    *("/var/folders/", "/private/var/folders/"),  # macOS: where $TMPDIR points
+)
 
 _OS_DIRS = frozenset(
     "bin boot dev etc lib lib32 lib64 libx32 proc sbin sys usr var System Library private nix"

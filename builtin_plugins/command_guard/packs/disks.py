@@ -120,10 +120,12 @@ _SFDISK_READ = (
     *("-F", "--list-free", "-g", "--show-geometry", "-G", "--show-pt-geometry", "-r", "--raw"),
     *("-o", "--output", "-q", "--quiet", "-v", "--version", "-h", "--help"),
 )
-_SGDISK_READ = ("-p", "--print", "-i", "--info", "-v", "--verify", "-O", "--print-mbr", "-L")
-_SGDISK_READ += ("--list-types", "-b", "--backup", "-P", "--pretend", "-?", "--help", "-V")
-_SGDISK_READ += ("--version", "-D", "--display-alignment", "-F", "--first-aligned-in-largest")
-_SGDISK_READ += ("-E", "--end-of-largest", "-f", "--first-in-largest", "-a", "--set-alignment")
+_SGDISK_READ = (
+    *("-p", "--print", "-i", "--info", "-v", "--verify", "-O", "--print-mbr", "-L"),
+    *("--list-types", "-b", "--backup", "-P", "--pretend", "-?", "--help", "-V"),
+    *("--version", "-D", "--display-alignment", "-F", "--first-aligned-in-largest"),
+    *("-E", "--end-of-largest", "-f", "--first-in-largest", "-a", "--set-alignment"),
+)
 _PARTED_WRITE = frozenset(
     "mklabel mktable mkpart mkpartfs rm resize resizepart move rescue set toggle name"
     " disk_set disk_toggle type align-check".split()

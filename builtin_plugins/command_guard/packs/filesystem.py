@@ -139,7 +139,9 @@ def _find_delete(command: Command) -> bool:
     if not _find_deletes(command):
         return False
     starts = _find_starts(command)
-    return not any(is_critical(p) for p in starts) and any(place(p) != TEMP for p in starts)
+    # find /tmp -delete deletes inside /tmp: the start itself counts as temporary
+    inside = [normalize(p).rstrip("/") + "/x" for p in starts]
+    return not any(is_critical(p) for p in starts) and any(place(p) != TEMP for p in inside)
 
 
 _SHRED_VALUES = {

@@ -43,7 +43,7 @@ _PATH_METHOD = re.compile(
 _LITERAL = re.compile(r"""\s*\(?\s*[rbuf]?(['"`])(.*?)\1""")
 _HOME_EXPRESSIONS = re.compile(
     r"""\s*\(?\s*(?:Path\.home\(\)|os\.path\.expanduser\(\s*['"]~['"]\s*\)|os\.environ\[\s*['"]HOME['"]\s*\]"""
-    r"""|os\.getenv\(\s*['"]HOME['"]\s*\)|os\.homedir\(\)|process\.env\.HOME|Dir\.home|ENV\[\s*['"]HOME['"]\s*\]"""
+    r"""|os\.getenv\(\s*['"]HOME['"]\s*\)|(?:os|require\(\s*['"]os['"]\s*\))\.homedir\(\)|process\.env\.HOME|Dir\.home|ENV\[\s*['"]HOME['"]\s*\]"""
     r"""|\$ENV\{\s*['"]?HOME['"]?\s*\}|getenv\(\s*['"]HOME['"]\s*\))\s*[,)]"""
 )
 
@@ -63,8 +63,7 @@ def _deletes(code: str) -> list[tuple[bool, str | None]]:
     for m in _RECURSIVE.finditer(code):
         found.append((True, _target(code, m.end())))
     for m in _RECURSIVE_IF_OPTION.finditer(code):
-        call = code[m.end() : m.end() + 400].split(")", 2)
-        options = ")".join(call[:2])
+        options = code[m.end() : m.end() + 400].split(";", 1)[0].split("\n", 1)[0]
         if _OPTION_RECURSIVE.search(options) or m.group(0).startswith("Deno"):
             found.append((True, _target(code, m.end() - 1)))
     for m in _FILE_DELETE.finditer(code):

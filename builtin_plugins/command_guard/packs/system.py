@@ -95,13 +95,26 @@ def _kill_everything(command: Command) -> bool:
     return False
 
 
+_FILTERS = frozenset(
+    "cat tac tee sort uniq head tail less more wc tr rev od xxd base64 gzip gunzip zcat bzip2"
+    " xz zstd jq yq sed awk grep cut paste column fmt fold nl pv true false yes echo printf dd"
+    " mbuffer buffer ssh nc socat python python3 node ruby perl sh bash zsh".split()
+)
+
+
 def _fork_bomb(command: Command) -> bool:
-    # :(){ :|:& };: -- a command that pipes into another run of itself, inside a function of
-    # the same name (the parser names the function in ``via``)
+    """``:(){ :|:& };:``: a command that pipes into another run of itself, both without
+    arguments. Inside a function of the same name (when the parser names it in ``via``) that is
+    certain; without it, a program piped into itself with no arguments is taken as one, unless
+    it is a stream filter (``cat | cat`` is only odd)."""
     name = command.program
-    if not name or not any(u.program == name for u in command.upstream):
+    if not name or command.dynamic or command.args:
         return False
-    return any(_defines(step, name) for step in command.via)
+    if not any(u.program == name and not u.args for u in command.upstream):
+        return False
+    if any(_defines(step, name) for step in command.via):
+        return True
+    return name not in _FILTERS
 
 
 def _defines(step: str, name: str) -> bool:
@@ -225,8 +238,10 @@ def _critical_service(command: Command) -> bool:
     return False
 
 
-_IPTABLES = ("iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft")
-_IPTABLES += ("ip6tables-nft", "ebtables", "arptables")
+_IPTABLES = (
+    *("iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft"),
+    *("ip6tables-nft", "ebtables", "arptables"),
+)
 
 
 def _firewall_off(command: Command) -> bool:
