@@ -55,12 +55,13 @@ def _engine(*paths: str) -> Test:
 
 
 _ALL = re.compile(r"^(\$\(|`).*\b(ps|images|ls|list)\b.*-\w*q", re.DOTALL)
+_FILTERED = re.compile(r"\s(--filter\b|-f\s)")
 
 
 def _everything(command: Command) -> bool:
     """Whether the operands are every container/image: a ``$(docker ps -aq)``-style
     substitution, or ``docker ps -aq`` piped into ``xargs``."""
-    if any(_ALL.match(a) for a in command.args):
+    if any(_ALL.match(a) and not _FILTERED.search(a) for a in command.args):
         return True
     for up in command.upstream:
         if up.program in ENGINES and engine_words(up)[:2] in (
