@@ -125,8 +125,9 @@ def has_word(args: Iterable[str], *words: str) -> bool:
 
 
 def asks_help(command: Command) -> bool:
-    """Whether the command only prints help or a version (``--help`` anywhere)."""
-    return any(a in ("--help", "--version") for a in options(command.args))
+    """Whether the command only prints help (``--help`` anywhere) or its version (``--version``
+    alone: ``cargo yank --version 1.0.0`` names a version)."""
+    return "--help" in options(command.args) or command.args == ("--version",)
 
 
 RUNNERS = {
