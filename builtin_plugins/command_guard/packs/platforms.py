@@ -41,14 +41,14 @@ def _paths(table: dict[str, tuple[str, ...]]) -> Test:
     return test
 
 
-REPO_DELETE = {
+REPO_DELETE: dict[str, tuple[str, ...]] = {
     "gh": ("repo delete",),
     "glab": ("repo delete",),
     "tea": ("repo delete", "repos delete", "repo rm", "repos rm"),
     "hub": ("delete",),
     "bb": ("repo delete",),
 }
-APP_DELETE = {
+APP_DELETE: dict[str, tuple[str, ...]] = {
     "heroku": ("apps destroy", "destroy", "pg reset"),
     "netlify": ("sites delete",),
     "vercel": ("project rm", "project remove", "projects rm", "projects remove"),
@@ -63,7 +63,7 @@ APP_DELETE = {
 }
 """Deleting an app, site or project together with its data (Heroku add-ons, hosted
 databases, storage buckets)."""
-SOFT_DELETE = {
+SOFT_DELETE: dict[str, tuple[str, ...]] = {
     "gh": (
         "release delete",
         "release delete-asset",
@@ -114,7 +114,7 @@ def _api_delete(command: Command) -> bool:
     return words[:1] == ("api",) and "DELETE" in method
 
 
-UNPUBLISH = {
+UNPUBLISH: dict[str, tuple[str, ...]] = {
     "npm": ("unpublish",),
     "pnpm": ("unpublish",),
     "yarn": ("npm unpublish",),
