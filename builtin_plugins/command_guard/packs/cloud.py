@@ -100,35 +100,19 @@ def _stack_destroy(command: Command) -> bool:
 
 
 AWS_DESTROY = frozenset(
-    {
-        ("ec2", "terminate-instances"),
-        ("rds", "delete-db-instance"),
-        ("rds", "delete-db-cluster"),
-        ("rds", "delete-global-cluster"),
-        ("dynamodb", "delete-table"),
-        ("cloudformation", "delete-stack"),
-        ("eks", "delete-cluster"),
-        ("ecs", "delete-cluster"),
-        ("route53", "delete-hosted-zone"),
-        ("kms", "schedule-key-deletion"),
-        ("s3api", "delete-bucket"),
-        ("efs", "delete-file-system"),
-        ("ecr", "delete-repository"),
-        ("elasticache", "delete-replication-group"),
-        ("elasticache", "delete-cache-cluster"),
-        ("redshift", "delete-cluster"),
-        ("docdb", "delete-db-cluster"),
-        ("neptune", "delete-db-cluster"),
-        ("opensearch", "delete-domain"),
-        ("es", "delete-elasticsearch-domain"),
-        ("organizations", "delete-organization"),
-        ("organizations", "close-account"),
-        ("backup", "delete-backup-vault"),
-        ("glacier", "delete-vault"),
-        ("cognito-idp", "delete-user-pool"),
-        ("kinesis", "delete-stream"),
-        ("qldb", "delete-ledger"),
-    }
+    tuple(pair.split())
+    for pair in (
+        "ec2 terminate-instances, rds delete-db-instance, rds delete-db-cluster, "
+        "rds delete-global-cluster, dynamodb delete-table, cloudformation delete-stack, "
+        "eks delete-cluster, ecs delete-cluster, route53 delete-hosted-zone, "
+        "kms schedule-key-deletion, s3api delete-bucket, efs delete-file-system, "
+        "ecr delete-repository, elasticache delete-replication-group, "
+        "elasticache delete-cache-cluster, redshift delete-cluster, docdb delete-db-cluster, "
+        "neptune delete-db-cluster, opensearch delete-domain, "
+        "es delete-elasticsearch-domain, organizations delete-organization, "
+        "organizations close-account, backup delete-backup-vault, glacier delete-vault, "
+        "cognito-idp delete-user-pool, kinesis delete-stream, qldb delete-ledger"
+    ).split(",")
 )
 """AWS operations that destroy a data store, a cluster, a whole stack or an account."""
 AWS_DELETE = re.compile(r"^(delete|terminate|remove|deregister|purge|batch-delete)-|^schedule-")
@@ -248,23 +232,8 @@ def _provider(values: frozenset[str], destroy: tuple[tuple[str, ...], ...], wors
     return test
 
 
-CLI_DELETE = (
-    "doctl",
-    "hcloud",
-    "linode-cli",
-    "oci",
-    "vultr-cli",
-    "ibmcloud",
-    "scw",
-    "exo",
-    "civo",
-    "aliyun",
-    "tccli",
-    "upctl",
-    "eksctl",
-    "fly",
-    "flyctl",
-    "bq",
+CLI_DELETE = tuple(
+    "doctl hcloud linode-cli oci vultr-cli ibmcloud scw exo civo aliyun tccli upctl eksctl fly flyctl bq".split()
 )
 
 
