@@ -17,7 +17,6 @@ PACKAGES = {
     "hermes_hooks": ROOT / "hermes_hooks",
     "hermes_hooks.builtin_plugins": ROOT / "builtin_plugins",
 }
-LIMIT = 400
 
 
 def _modules() -> dict[str, Path]:
@@ -36,15 +35,6 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
-
-
-def test_no_runtime_module_is_over_the_size_limit():
-    big = {
-        name: n
-        for name, path in MODULES.items()
-        if (n := len(path.read_text().splitlines())) > LIMIT and ".hookspecs" not in name
-    }
-    assert big == {}, f"modules over {LIMIT} lines: {big}"
 
 
 def _top_level_imports(name: str, path: Path) -> set[str]:
