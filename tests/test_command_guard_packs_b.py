@@ -162,6 +162,17 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("databases.redis-flushdb", "redis-cli -n 2 FLUSHDB", "redis-cli ping"),
     (
+        "databases.redis-flushall",
+        "printf 'FLUSHALL\\n' | redis-cli",
+        "printf 'PING\\n' | redis-cli",
+    ),
+    (
+        "databases.sql-drop-table",
+        "cat <<EOF | psql\nDROP TABLE t;\nEOF",
+        "cat <<EOF\nDROP TABLE t;\nEOF",
+    ),
+    ("databases.sql-drop-database", 'mysql <<< "drop database app"', "mysql < drop.sql"),
+    (
         "databases.mongo-drop-database",
         'mongosh --eval "db.dropDatabase()"',
         'mongosh --eval "db.stats()"',
@@ -212,6 +223,11 @@ CASES: list[tuple[str, str, str]] = [
         "containers.kubectl-delete-all-namespaces",
         "kubectl delete pods -A --all",
         "kubectl get pods -A",
+    ),
+    (
+        "containers.kubectl-delete-all",
+        "kubectl get pods -o name | xargs kubectl delete",
+        "kubectl get pods -o name | xargs kubectl describe",
     ),
     (
         "containers.kubectl-delete-all",

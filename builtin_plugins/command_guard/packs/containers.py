@@ -166,7 +166,9 @@ def _kube_all_namespaces(command: Command) -> bool:
 
 def _kube_delete_all(command: Command) -> bool:
     words = kube_call(command)
-    return words[:1] == ("delete",) and long(command.args, "--all") and not _dry_run(command)
+    listed = any(kube_call(up)[:1] == ("get",) for up in command.upstream if up.program in KUBE)
+    everything = long(command.args, "--all") or (listed and "xargs" in command.via)
+    return words[:1] == ("delete",) and everything and not _dry_run(command)
 
 
 def _kube_delete_manifest(command: Command) -> bool:

@@ -62,7 +62,8 @@ def _feed(command: Command) -> list[str]:
     out = [r.target for r in command.redirects if r.op.startswith("<<")]
     for up in command.upstream:
         if up.program in FEEDERS:
-            out.append(" ".join(a for a in up.args if not a.startswith("-")))
+            words = " ".join(a for a in up.args if not a.startswith("-"))
+            out.append(words.replace("\\n", "\n"))  # printf's escaped newlines
         out.extend(r.target for r in up.redirects if r.op.startswith("<<"))
     return out
 
