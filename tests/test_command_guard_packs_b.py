@@ -5,7 +5,6 @@ corpus every git deny case is caught and no allow case is flagged (but the ones 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from hermes_hooks.builtin_plugins.command_guard.packs import all_packs
 from hermes_hooks.builtin_plugins.command_guard.packs._cli import effective, positionals, short
 from hermes_hooks.builtin_plugins.command_guard.rules import Rulebook
 
-from hermes_hooks.shell_syntax import Command, Redirect, parse
+from hermes_hooks.shell_syntax import Command, Redirect
 
 MINE = ("git", "databases", "containers", "cloud", "platforms", "frameworks")
 BOOKS = {name: Rulebook(all_packs()[name].rules) for name in MINE}
@@ -21,39 +20,9 @@ ALL_MINE = Rulebook(rule for name in MINE for rule in all_packs()[name].rules)
 CORPUS = Path("/work/shared/corpora/destructive-command-guard")
 
 
-def _parser_ready() -> bool:
-    try:
-        parse("true")
-    except NotImplementedError:
-        return False
-    return True
-
-
-PARSER = _parser_ready()
-
-
-def _by_hand(line: str) -> Command:
-    """One simple command read with shlex (only while the parser is not there): leading
-    assignments, and a ``$(...)`` kept as one word."""
-    words: list[str] = []
-    for word in shlex.split(line):
-        if words and words[-1].startswith("$(") and not words[-1].endswith(")"):
-            words[-1] += " " + word
-        else:
-            words.append(word)
-    assignments = []
-    while words and re.match(r"^[A-Za-z_]\w*=", words[0]):
-        name, _, value = words.pop(0).partition("=")
-        assignments.append((name, value))
-    return Command(words[0].rsplit("/", 1)[-1], tuple(words[1:]), assignments=tuple(assignments))
-
-
 def found(pack: str, line: str) -> set[str]:
     """The rule ids of ``pack`` that the line breaks."""
-    book = BOOKS[pack]
-    if PARSER:
-        return {f.rule.id for f in book.judge(line).findings}
-    return {f.rule.id for f in book.findings(_by_hand(line))}
+    return {f.rule.id for f in BOOKS[pack].judge(line).findings}
 
 
 CASES: list[tuple[str, str, str]] = [
@@ -557,7 +526,6 @@ def _is_ours(command: str, case_rule: str) -> bool:
     return "git" in case_rule or bool(re.search(r"(^|[\s;|&(`'\"/\\])git\s", command))
 
 
-@pytest.mark.skipif(not PARSER, reason="the shell parser has not landed yet")
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="the dcg corpus is not on this machine")
 def test_the_dcg_corpus():
     missed, flagged = [], {}
