@@ -16,6 +16,8 @@ def all_packs() -> dict[str, Pack]:
     """Every shipped pack by name, in module-name order."""
     packs: dict[str, Pack] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
         pack = importlib.import_module(f"{__name__}.{info.name}").PACK
         packs[pack.name] = pack
     return packs

@@ -1,0 +1,386 @@
+"""The ``git`` pack: commands that destroy uncommitted work, local history or a remote's history.
+
+Global options before the subcommand (``-C dir``, ``-c key=value``, ``--git-dir``,
+``--work-tree``, ...) are skipped; ``--help``/``-h`` and ``git help`` never match. Work-tree and
+history destruction asks a human; force-pushing over (or deleting) a protected branch such as
+``main`` blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hermes_hooks.shell_syntax import Command
+
+from ..rules import Pack, Rule
+from ._cli import Test, long, make_rule, positionals, short, values
+
+GLOBAL_VALUE_OPTIONS = frozenset(
+    {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}
+    | {"--exec-path", "--attr-source", "--list-cmds"}
+)
+"""Git's global options that take the next word as their value."""
+PROTECTED = frozenset({"main", "master", "trunk", "develop", "production", "prod", "release"})
+"""Branch names whose rewriting or deletion on a remote blocks rather than asks."""
+EVERYTHING = frozenset({".", "./", "*", ":/", ":/*", ":(top)", "..", "../", "/"})
+"""Pathspecs that cover the whole work tree (or a whole directory of it)."""
+
+
+def git_call(command: Command) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """``(subcommand, its arguments, the global options)`` of a git command, or ``None`` when
+    it runs none (``git --version``, ``git --help``, ``git help reset``, ``git reset -h``)."""
+    if command.program == "git-filter-repo":
+        return "filter-repo", command.args, ()
+    args = command.args
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        word = args[i]
+        if word in ("--help", "-h", "--version", "-v"):
+            return None
+        i += 2 if word in GLOBAL_VALUE_OPTIONS and "=" not in word else 1
+    if i >= len(args) or args[i] == "help":
+        return None
+    rest = args[i + 1 :]
+    before = rest[: rest.index("--")] if "--" in rest else rest
+    if "-h" in before or "--help" in before:
+        return None
+    return args[i], rest, args[:i]
+
+
+Check = Callable[[tuple[str, ...], tuple[str, ...]], bool]
+"""A test of a subcommand's arguments and git's global options."""
+
+
+def _git(subcommands: str, check: Check) -> Test:
+    """A test matching ``git <one of subcommands> ...`` whose arguments pass ``check``."""
+    wanted = set(subcommands.split())
+
+    def test(command: Command) -> bool:
+        call = git_call(command)
+        return call is not None and call[0] in wanted and check(call[1], call[2])
+
+    return test
+
+
+def _reset_hard(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return long(rest, "--hard", shortest=4) or long(rest, "--merge", shortest=4)
+
+
+def _clean_force(rest: tuple[str, ...], glob: tuple[str, ...]) -> bool:
+    if short(rest, "n", "e") or long(rest, "--dry-run", shortest=4):
+        return False
+    no_guard = any(
+        v.lower().replace(" ", "") == "clean.requireforce=false" for v in values(glob, "-c")
+    )
+    return no_guard or short(rest, "f", "e") or long(rest, "--force", shortest=4)
+
+
+PUSH_VALUES = frozenset({"--repo", "--receive-pack", "--exec", "-o", "--push-option"})
+
+
+def _refspec_targets(rest: tuple[str, ...]) -> list[str]:
+    """The remote branches a push names (after the remote), without ``+`` and ``refs/heads/``."""
+    words = positionals(rest, PUSH_VALUES)[1:]
+    out = []
+    for spec in words:
+        target = spec.lstrip("+").rsplit(":", 1)[-1]
+        out.append(target.removeprefix("refs/heads/"))
+    return out
+
+
+def _forced(rest: tuple[str, ...]) -> bool:
+    words = positionals(rest, PUSH_VALUES)[1:]
+    return (
+        short(rest, "f", "o")
+        or long(rest, "--force")
+        or long(rest, "--mirror")
+        or any(w.startswith("+") for w in words)
+    )
+
+
+def _deleting(rest: tuple[str, ...]) -> bool:
+    words = positionals(rest, PUSH_VALUES)[1:]
+    return (
+        short(rest, "d", "o")
+        or long(rest, "--delete", "--prune")
+        or any(w.startswith(":") for w in words)
+    )
+
+
+def _touches_protected(rest: tuple[str, ...]) -> bool:
+    return any(t in PROTECTED or t.startswith("release/") for t in _refspec_targets(rest))
+
+
+def _push_force(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return _forced(rest) and not _touches_protected(rest)
+
+
+def _push_delete(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return _deleting(rest) and not _touches_protected(rest)
+
+
+def _push_protected(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return (_forced(rest) or _deleting(rest)) and _touches_protected(rest)
+
+
+def _push_lease(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return long(rest, "--force-with-lease") and not _forced(rest)
+
+
+def _branch_force_delete(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    if short(rest, "D"):
+        return True
+    deleting = short(rest, "d") or long(rest, "--delete")
+    return deleting and (short(rest, "f") or long(rest, "--force"))
+
+
+def _broad(paths: tuple[str, ...]) -> bool:
+    return any(p in EVERYTHING or p.endswith("/") for p in paths)
+
+
+CHECKOUT_VALUES = frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
+
+
+def _checkout_discard(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    if short(rest, "f", "bB") or long(rest, "--force"):
+        return True
+    return _broad(positionals(rest, CHECKOUT_VALUES))
+
+
+def _restore_worktree(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    staged_only = (short(rest, "S", "s") or long(rest, "--staged")) and not (
+        short(rest, "W", "s") or long(rest, "--worktree")
+    )
+    if staged_only:
+        return False
+    return _broad(positionals(rest, {"-s", "--source", "--pathspec-from-file"}))
+
+
+def _stash(verb: str) -> Check:
+    def check(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+        return rest[:1] == (verb,)
+
+    return check
+
+
+def _always(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return True
+
+
+NOW = ("now", "all", "0", "never")
+
+
+def _reflog_expire(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    if rest[:1] == ("delete",):
+        return True
+    if rest[:1] != ("expire",) or short(rest, "n") or long(rest, "--dry-run"):
+        return False
+    given = values(rest, "--expire", "--expire-unreachable")
+    return any(v.strip().lower() in NOW for v in given)
+
+
+def _prune_now(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return any(v.strip().lower() in NOW for v in values(rest, "--prune"))
+
+
+def _prune(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return not (short(rest, "n") or long(rest, "--dry-run"))
+
+
+def _update_ref_delete(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return short(rest, "d")
+
+
+def _switch_discard(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return short(rest, "f", "cC") or long(rest, "--discard-changes", "--force")
+
+
+def _worktree_force(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return rest[:1] == ("remove",) and (short(rest, "f") or long(rest, "--force"))
+
+
+def _rm_force(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    if long(rest, "--cached") or short(rest, "n") or long(rest, "--dry-run"):
+        return False
+    return short(rest, "f") or long(rest, "--force")
+
+
+def _submodule_deinit(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return rest[:1] == ("deinit",) and (short(rest, "f") or long(rest, "--force"))
+
+
+def _rule(
+    name: str, reason: str, alternative: str, catastrophic: bool, subcommands: str, check: Check
+) -> Rule:
+    programs = ("git", "git-filter-repo") if "filter-repo" in subcommands else ("git",)
+    return make_rule(
+        "git", name, reason, alternative, catastrophic, programs, _git(subcommands, check)
+    )
+
+
+RULES = (
+    _rule(
+        "reset-hard",
+        "git reset --hard (or --merge) discards uncommitted changes in the work tree and index",
+        "Stash first (git stash), or reset without --hard (git reset --soft / --mixed)",
+        False,
+        "reset",
+        _reset_hard,
+    ),
+    _rule(
+        "clean-force",
+        "git clean -f deletes untracked files (with -x also ignored ones); they are not in git",
+        "Preview with git clean -n, or remove the specific files you mean",
+        False,
+        "clean",
+        _clean_force,
+    ),
+    _rule(
+        "push-force",
+        "A force push replaces the remote branch, dropping commits others may have pushed",
+        "Push normally; if history must be rewritten, git push --force-with-lease on your own branch",
+        False,
+        "push",
+        _push_force,
+    ),
+    _rule(
+        "push-force-with-lease",
+        "git push --force-with-lease still rewrites the remote branch's history",
+        "Push normally, or confirm the branch is yours alone",
+        False,
+        "push",
+        _push_lease,
+    ),
+    _rule(
+        "push-delete",
+        "Deleting remote branches or tags (--delete, :branch, --prune) removes them for everyone",
+        "Delete the branch in the forge's web UI, where it can be restored",
+        False,
+        "push",
+        _push_delete,
+    ),
+    _rule(
+        "push-protected",
+        "Force-pushing over or deleting a protected branch (main, master, ...) rewrites shared history",
+        "Open a pull request, or push to a new branch",
+        True,
+        "push",
+        _push_protected,
+    ),
+    _rule(
+        "branch-force-delete",
+        "git branch -D deletes a branch even when its commits are merged nowhere",
+        "git branch -d, which refuses to delete unmerged work",
+        False,
+        "branch",
+        _branch_force_delete,
+    ),
+    _rule(
+        "checkout-discard",
+        "git checkout -f or of a whole directory overwrites uncommitted changes",
+        "git stash, then check out; or check out single files you mean to revert",
+        False,
+        "checkout",
+        _checkout_discard,
+    ),
+    _rule(
+        "restore-worktree",
+        "git restore of a whole directory throws away uncommitted changes in the work tree",
+        "git restore --staged to unstage only, or git stash to keep the changes",
+        False,
+        "restore",
+        _restore_worktree,
+    ),
+    _rule(
+        "switch-discard",
+        "git switch --discard-changes / -f throws away uncommitted changes",
+        "git stash, then switch",
+        False,
+        "switch",
+        _switch_discard,
+    ),
+    _rule(
+        "stash-drop",
+        "git stash drop deletes a stashed set of changes",
+        "Keep the stash, or git stash branch <name> to turn it into a branch",
+        False,
+        "stash",
+        _stash("drop"),
+    ),
+    _rule(
+        "stash-clear",
+        "git stash clear deletes every stash",
+        "Drop the specific stash you no longer need after checking it with git stash show",
+        False,
+        "stash",
+        _stash("clear"),
+    ),
+    _rule(
+        "rewrite-history",
+        "filter-branch / filter-repo rewrites every commit of the repository",
+        "Run it on a fresh clone, keeping the original as a backup",
+        False,
+        "filter-branch filter-repo",
+        _always,
+    ),
+    _rule(
+        "reflog-expire",
+        "Expiring or deleting reflog entries removes the record needed to recover lost commits",
+        "Leave the reflog to expire on its own schedule",
+        False,
+        "reflog",
+        _reflog_expire,
+    ),
+    _rule(
+        "prune-unreachable",
+        "Pruning unreachable objects now makes dropped commits and stashes unrecoverable",
+        "git gc without --prune=now, which keeps recent unreachable objects",
+        False,
+        "gc",
+        _prune_now,
+    ),
+    _rule(
+        "prune",
+        "git prune deletes every unreachable object, with no grace period by default",
+        "git gc, which keeps recent unreachable objects",
+        False,
+        "prune",
+        _prune,
+    ),
+    _rule(
+        "update-ref-delete",
+        "git update-ref -d deletes a ref directly, without any safety check",
+        "git branch -d or git tag -d",
+        False,
+        "update-ref",
+        _update_ref_delete,
+    ),
+    _rule(
+        "worktree-remove-force",
+        "git worktree remove --force deletes a worktree with its uncommitted changes",
+        "git worktree remove without --force, which refuses when the worktree is dirty",
+        False,
+        "worktree",
+        _worktree_force,
+    ),
+    _rule(
+        "rm-force",
+        "git rm -f deletes files from the work tree even when they have uncommitted changes",
+        "git rm --cached to stop tracking, or commit the changes first",
+        False,
+        "rm",
+        _rm_force,
+    ),
+    _rule(
+        "submodule-deinit-force",
+        "git submodule deinit -f deletes submodule work trees with their local changes",
+        "git submodule deinit without -f",
+        False,
+        "submodule",
+        _submodule_deinit,
+    ),
+)
+
+PACK = Pack(
+    "git", "Git commands that destroy uncommitted work or history, locally or on a remote", RULES
+)
