@@ -89,7 +89,13 @@ def test_packs_chooses_the_packs(home):
 def test_a_list_of_args_on_a_builtin_entry_names_the_packs(home):
     (home / "config.yaml").write_text(
         json.dumps(
-            {"hooks": {"pre_tool_call": [{"type": "builtin", "name": "command_guard", "args": ["disks"]}]}}
+            {
+                "hooks": {
+                    "pre_tool_call": [
+                        {"type": "builtin", "name": "command_guard", "args": ["disks"]}
+                    ]
+                }
+            }
         )
     )
     hooks = hermes_hooks.load(home, entry_points=False)
@@ -135,7 +141,9 @@ def test_safe_mode_and_no_config_register_nothing(home, monkeypatch):
 
 
 def test_list_shows_the_guard_and_its_packs(home):
-    row = next(r for r in load(home, ["git", "disks"]).rows() if r["name"] == "builtin:command_guard")
+    row = next(
+        r for r in load(home, ["git", "disks"]).rows() if r["name"] == "builtin:command_guard"
+    )
     assert (row["event"], row["status"], row["error"]) == ("pre_tool_call", "active", None)
     assert "packs: git, disks" in row["matcher"] and "Bash" in row["matcher"]
 
@@ -184,14 +192,22 @@ def test_wrapping_a_caught_command_keeps_it_caught(command, prefix, wraps):
 
     book = Rulebook(every_rule())
     assert book.judge(command).findings, f"not caught to begin with: {command}"
-    line = prefix.format(command)
+    # a prefix wrapper takes a simple command, not `(...)` or `{ ...; }`
+    line = prefix.format(command) if command[:1].isalnum() or command[:1] in "/\\" else command
     for wrap in wraps:
         line = wrap.format(line, q=shlex.quote(line))
     assert book.judge(line).findings, f"{command!r} wrapped as {line!r} passed"
 
 
 ORDINARY = ["git status", "ls -la", "make test", "npm run build", "python -m pytest -q"]
-DATA = ["echo {q}", "grep -r {q} .", "git commit -m {q}", "printf '%s\\n' {q}", "man {p}", "which {p}"]
+DATA = [
+    "echo {q}",
+    "grep -r {q} .",
+    "git commit -m {q}",
+    "printf '%s\\n' {q}",
+    "man {p}",
+    "which {p}",
+]
 
 
 @settings(max_examples=150, deadline=None)

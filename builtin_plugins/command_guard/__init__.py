@@ -51,10 +51,12 @@ class Settings:
         self.problems: list[str] = []
         self.origin = origin
         packs = all_packs()
+        if isinstance(options, list):  # `command_guard: [git, disks]` names the packs
+            options = {"packs": options}
         given = options if isinstance(options, dict) else {}
         if options is not True and not isinstance(options, dict):
-            self._problem(f"command_guard must be true or a mapping ({', '.join(OPTIONS)}), "
-                          f"not {options!r}; using every pack")  # fmt: skip
+            self._problem(f"command_guard must be true, a list of packs or a mapping "
+                          f"({', '.join(OPTIONS)}), not {options!r}; using every pack")  # fmt: skip
         for key in given:
             if key not in OPTIONS:
                 self._problem(f"unknown key command_guard.{key}{_hint(str(key), OPTIONS)}; "
