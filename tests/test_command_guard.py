@@ -264,3 +264,20 @@ def test_hermes_hooks_test_command_adds_the_explanation(home):
     assert doc["command_guard"]["commands"][0]["matched"][0]["id"] == "filesystem.rm-root"
     plain = _cli(home, "test", "pre_tool_call", "--command", "ls -la")
     assert "command_guard on `ls -la`" in plain.stdout and "passes" in plain.stdout
+
+
+def test_the_packs_table_of_the_docs_is_generated_from_the_packs():
+    from hermes_hooks.builtin_plugins.command_guard import docs
+
+    page = (Path(__file__).parent.parent / "docs" / "builtins.md").read_text(encoding="utf-8")
+    assert page == docs.render(page), (
+        "run: python -m hermes_hooks.builtin_plugins.command_guard.docs docs/builtins.md"
+    )
+
+
+def test_doctor_reports_a_mistyped_pack_and_exits_1(home):
+    (home / "config.yaml").write_text("command_guard: {packs: [gti]}\n")
+    out = _cli(home, "doctor")
+    assert out.returncode == 1
+    assert "command_guard.packs: unknown name 'gti'" in out.stdout + out.stderr
+    assert "did you mean 'git'?" in out.stdout + out.stderr
