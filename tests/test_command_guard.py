@@ -7,7 +7,6 @@ import json
 import shlex
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from hypothesis import strategies as st
 
 import hermes_hooks
 
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 CORPUS = Path(__file__).parent / "data" / "command_corpus" / "dcg"
 
 
