@@ -52,6 +52,9 @@ class Hooks(TypedHelpers):
         #: Whether the home's HOOK.yaml gateway hooks load here (``False``: the host's own
         #: gateway runs them); see :func:`hermes_hooks.runtime.build_runtime`.
         self.gateway_hooks = True
+        #: Built for a command that inspects the hooks, not for an agent run: sources start
+        #: nothing ahead of use (see :func:`hermes_hooks.runtime.build_runtime`).
+        self.inspecting = False
         #: Plugins and hooks the host loads and runs itself (name -> who), not this runtime: a
         #: required guard among them is not missing.
         self.hosted: dict[str, str] = {}

@@ -13,6 +13,10 @@ config whether it has anything to do). What a host changes is a parameter:
   gateway (Hermes Agent's), so they are not loaded here (they run once); a required one counts as
   present.
 - ``ask``: how a person approves a shell hook at its first firing (``False``: nobody, the CLI).
+- ``inspecting=True``: built for a command that inspects the hooks (``hermes hooks test``,
+  ``doctor``, ``verify``, ``approve``) rather than for an agent run: sources start nothing ahead
+  of use (no warm workers) and do not warn at load about what the command itself reports
+  (unapproved shell hooks); ``--accept-hooks`` still approves at load.
 """
 
 from __future__ import annotations
@@ -37,12 +41,14 @@ def build_runtime(
     hermes_plugins: bool = True,
     gateway_hooks: bool = True,
     ask: Callable[[str], bool] | bool | None = None,
+    inspecting: bool = False,
 ) -> Hooks:
     """Build the hook runtime of ``home``: read its config, register plugins and built-ins.
 
     The parameters are :func:`hermes_hooks.load`'s, plus ``gateway_hooks`` (load the home's
-    HOOK.yaml gateway hooks; ``False`` when the host's own gateway runs them). ``builtins=False``
-    leaves every built-in out (tests of the dispatcher alone)."""
+    HOOK.yaml gateway hooks; ``False`` when the host's own gateway runs them) and ``inspecting``
+    (see the module's docstring). ``builtins=False`` leaves every built-in out (tests of the
+    dispatcher alone)."""
     from .config import env_flag, find_home, load_config
     from .configcheck import check_config
     from .hooks import Hooks
@@ -62,6 +68,7 @@ def build_runtime(
     hooks.ask = ask
     hooks.safe_mode = env_flag("HERMES_SAFE_MODE")  # no plugin, shell hook or gateway hook
     hooks.gateway_hooks = gateway_hooks
+    hooks.inspecting = inspecting
     for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
         hooks.add_hookspecs(module)
     if loaded.errors:

@@ -163,3 +163,24 @@ def test_cli_finds_the_shell_source_even_beside_a_plugin_named_like_it(home, plu
     doc = json.loads(result.stdout)
     assert doc["result"]["action"] == "block" and doc["result"]["message"] == "stop"
     assert block in {h["name"] for h in doc["hooks"]}
+
+
+def test_a_runtime_built_for_inspection_does_not_warn_about_what_the_cli_reports(
+    home, tmp_path, caplog
+):
+    hook = _script(tmp_path, "hook.sh", "echo '{}'")
+    (home / "config.yaml").write_text(
+        yaml.safe_dump({"hooks": {"pre_tool_call": [{"command": hook}]}})
+    )
+    from hermes_hooks.runtime import build_runtime
+
+    for inspecting, warned in ((False, True), (True, False)):
+        caplog.clear()
+        hooks = build_runtime(home, ask=False, inspecting=inspecting)
+        assert ("not approved and will not run" in caplog.text) is warned
+        [row] = [r for r in hooks.rows() if r["source"] == "shell"]
+        assert row["status"] == "unapproved"
+        hooks.close()
+    result = CliRunner().invoke(hooks_group, ["--home", str(home), "test", "pre_tool_call"])
+    assert "not approved and will not run" not in result.output
+    assert "not run: not approved yet" in result.output

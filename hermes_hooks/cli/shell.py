@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 
 def _runtime(state: State) -> tuple[Hooks, ShellHooks | None]:
     """The runtime as the agent builds it (:func:`hermes_hooks.runtime.build_runtime`, through
-    ``state.load``), and its shell-hook source; nobody is asked to approve a shell hook
-    (unapproved hooks are reported, not run)."""
+    ``state.load``), and its shell-hook source; built for inspection: nobody is asked to approve
+    a shell hook (unapproved hooks are reported, not run) and nothing starts ahead of use."""
     from ..builtin_plugins.shell_hooks import ShellHooks
 
-    hooks: Hooks = state.load(ask=False)
+    hooks: Hooks = state.load(ask=False, inspecting=True)
     if hooks.safe_mode:
         click.echo("HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook runs.", err=True)
     # The source itself, not a record found by name: a refused plugin may carry that name.
