@@ -350,5 +350,12 @@ def setup(hooks: Hooks) -> None:
     if hooks.config.get("gateway_hooks", True) is False:
         log.info("gateway hooks are off (gateway_hooks: false in config)")
         return None
+    if not hooks.gateway_hooks:  # the host's own gateway runs them (Hermes Agent's)
+        for directory in sorted((hooks.home / "hooks").iterdir(), key=lambda p: p.name):
+            if directory.is_dir() and not directory.name.startswith((".", "_")):
+                spec = read_spec(directory)
+                if spec.error is None:
+                    hooks.hosted[f"gateway:{spec.name}"] = "the host's gateway"
+        return None
     load_hooks(hooks, hooks.home / "hooks")
     return None

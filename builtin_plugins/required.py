@@ -51,7 +51,7 @@ def unmet(hooks: Hooks) -> list[tuple[str, str, list[str]]]:
         provides = manifest.get("provides_hooks")
         events = [str(e) for e in provides] if isinstance(provides, list) else []
         out.append((record.name, f"{record.status} ({record.error}); {fix}", events))
-    present = set(seen)
+    present = set(seen) | set(hooks.hosted)  # the host loads and runs those itself
     for source in hooks.sources():
         for row in source.rows():
             present.update(str(row.get(k)) for k in ("name", "command") if row.get(k))

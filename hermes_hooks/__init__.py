@@ -112,37 +112,19 @@ def load(
         not run); ``None`` asks on the terminal when there is one.
 
     Nothing here raises for a broken plugin or config: problems are logged and shown by
-    ``hermes hooks list``.
+    ``hermes hooks list``. The runtime is built by :func:`hermes_hooks.runtime.build_runtime`,
+    as every CLI command and the Hermes Agent bridge build theirs.
     """
-    from .config import env_flag, find_home, load_config
-    from .configcheck import check_config
-    from .hooks import Hooks
-    from .importing import host_hookspecs
-    from .loader import load_builtins, load_plugins, safe_mode
+    from .runtime import build_runtime
 
-    root = find_home(home)
-    loaded = load_config(root, config)
-    hooks = Hooks(
-        home=root,
-        config=loaded.data,
-        config_path=loaded.path,
-        accept_hooks=accept_hooks or env_flag("HERMES_ACCEPT_HOOKS"),
+    return build_runtime(
+        home,
+        config,
+        accept_hooks=accept_hooks,
         host=host,
+        entry_points=entry_points,
+        builtins=builtins,
+        hookspecs=hookspecs,
+        hermes_plugins=hermes_plugins,
+        ask=ask,
     )
-    hooks.config_errors = loaded.errors
-    hooks.ask = ask
-    hooks.safe_mode = safe_mode()
-    for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
-        hooks.add_hookspecs(module)
-    if loaded.errors:
-        # A config that cannot be read must not re-enable what it disables, nor drop its guards.
-        from .builtin_plugins import lockdown
-
-        lockdown.engage(hooks, loaded.errors)
-        return hooks
-    hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
-    load_plugins(hooks, entry_points=entry_points, hermes_plugins=hermes_plugins)
-    if builtins:
-        load_builtins(hooks)
-    hooks.start_watchdog()
-    return hooks

@@ -12,9 +12,12 @@ hook runs exactly once per firing (``docs/hermes-agent.md``):
   (a block beats an approval whoever registered first).
 - The ``hooks:`` block and Claude Code ``settings.json`` hooks are run by our shell adapter;
   Hermes' own registration of the ``hooks:`` block is skipped.
-- Native ``hermes_hooks`` entry-point plugins and the built-in shell adapter are loaded by us.
-- Gateway ``HOOK.yaml`` hooks stay with Hermes' gateway, which reads the same ``<home>/hooks/``;
-  the bridge loads neither them nor the ``BOOT.md`` built-in (Hermes fires no ``gateway_event``).
+- Native ``hermes_hooks`` entry-point plugins and every built-in (the shell adapter,
+  ``dangerous_patterns``, ``redact_secrets``, required guards, ...) are loaded by us, through the
+  one runtime builder (:func:`hermes_hooks.runtime.build_runtime`) ``load()`` and the CLI use.
+- Gateway ``HOOK.yaml`` hooks stay with Hermes' gateway, which reads the same ``<home>/hooks/``:
+  the builder's ``gateway_hooks=False``, the one difference from ``load()`` besides the plugins
+  Hermes loads itself.
 
 Adopting callbacks and skipping Hermes' ``hooks:`` registration touch Hermes internals that have
 no switch; :mod:`hermes_hooks.hermes_patch` does both, only on the Hermes version it was written
@@ -330,28 +333,50 @@ class _HermesHost:
 
 
 def _load(*, patched: bool) -> Hooks:
-    """Our manager for Hermes' home: native plugins and the shell adapter (Hermes loads the
-    Hermes-style plugins and runs gateway hooks itself)."""
-    import hermes_hooks
-
+    """Our runtime for Hermes' home, built as :func:`hermes_hooks.load` builds it (every
+    built-in included), except for what Hermes runs itself: Hermes-style plugins (Hermes loads
+    them; the bridge adopts their callbacks) and HOOK.yaml gateway hooks (Hermes' gateway runs
+    them). Unpatched, Hermes also runs the `hooks:` entries it can parse (those with a
+    ``command``): they are left out of ours, so each runs once."""
     from .config import find_home, load_config
-    from .loader import load_builtins
+    from .runtime import build_runtime
 
     home = find_home(hermes_patch.hermes_home())
     config: Any = None
     if not patched:
-        # Unpatched, Hermes registers the `hooks:` block itself: our adapter must not run it too.
         loaded = load_config(home, None)
-        config = {k: v for k, v in loaded.data.items() if k != "hooks"}
-    hooks = hermes_hooks.load(
+        if not loaded.errors:  # an unreadable config is read (and locked down) by the builder
+            config = _without_hermes_entries(loaded.data)
+    return build_runtime(
         home,
         config,
         accept_hooks="--accept-hooks" in sys.argv[1:],
-        builtins=False,
         hermes_plugins=False,
+        gateway_hooks=False,
     )
-    load_builtins(hooks, ["shell_hooks"])
-    return hooks
+
+
+def _without_hermes_entries(config: Mapping[str, Any]) -> dict[str, Any]:
+    """``config`` without the `hooks:` entries Hermes registers itself when unpatched: a mapping
+    with a non-empty ``command`` under one of Hermes' hook names (Hermes' own parser skips every
+    other entry, so built-in, http and prompt entries stay ours)."""
+    block = config.get("hooks")
+    if not isinstance(block, Mapping):
+        return dict(config)
+    hermes = set(_hermes_hook_names())
+    kept: dict[str, Any] = {}
+    for event, entries in block.items():
+        if event in hermes and isinstance(entries, list):
+            entries = [e for e in entries if not _hermes_runs(e)]
+            if not entries:
+                continue
+        kept[event] = entries
+    return {**config, "hooks": kept}
+
+
+def _hermes_runs(entry: Any) -> bool:
+    command = entry.get("command") if isinstance(entry, Mapping) else None
+    return isinstance(command, str) and bool(command.strip())
 
 
 __all__ = ["register", "unfired_events", "HERMES_0_19_HOOKS", "Bridge"]

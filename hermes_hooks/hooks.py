@@ -49,6 +49,15 @@ class Hooks(TypedHelpers):
         #: The host's consent prompt for shell hooks (``None``: a terminal prompt when there is
         #: a terminal); see :func:`hermes_hooks.load`.
         self.ask: Any = None
+        #: Whether the home's HOOK.yaml gateway hooks load here (``False``: the host's own
+        #: gateway runs them); see :func:`hermes_hooks.runtime.build_runtime`.
+        self.gateway_hooks = True
+        #: Built for a command that inspects the hooks, not for an agent run: sources start
+        #: nothing ahead of use (see :func:`hermes_hooks.runtime.build_runtime`).
+        self.inspecting = False
+        #: Plugins and hooks the host loads and runs itself (name -> who), not this runtime: a
+        #: required guard among them is not missing.
+        self.hosted: dict[str, str] = {}
         #: Why the config could not be read (then nothing loads and tool calls block).
         self.config_errors: list[str] = []
         #: Keys of ours that look misspelt (reported, not fatal).

@@ -192,8 +192,9 @@ def discover(
 
 
 def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: bool = True) -> None:
-    """Discover, filter, import and register every third-party plugin into ``hooks``
-    (``hermes_plugins``: see :func:`discover`)."""
+    """Discover, filter, import and register every third-party plugin into ``hooks``.
+    ``hermes_plugins=False``: Hermes-style plugins are the host's (see :func:`discover`); those the
+    policy lets load are only named in ``hooks.hosted`` (a required guard among them is there)."""
     if hooks.safe_mode:
         log.info("HERMES_SAFE_MODE is on: no plugins, shell hooks or gateway hooks are loaded")
         return
@@ -204,7 +205,12 @@ def load_plugins(hooks: Hooks, *, entry_points: bool = True, hermes_plugins: boo
     # Autoload off: entry points are not even discovered (as pytest's PYTEST_DISABLE_PLUGIN_
     # AUTOLOAD), unless HERMES_HOOKS_PLUGINS names the ones wanted.
     entry_points = entry_points and (policy.autoload or policy.env_allow is not None)
-    for cand in discover(hooks.home, entry_points=entry_points, hermes_plugins=hermes_plugins):
+    for cand in discover(hooks.home, entry_points=entry_points):
+        if not hermes_plugins and (cand.source == "directory" or cand.origin == HERMES_GROUP):
+            ep = cand.source == "entrypoint"
+            if policy.refusal(cand.name, distribution=cand.distribution, entrypoint=ep) is None:
+                hooks.hosted.setdefault(cand.name, "Hermes Agent")
+            continue
         earlier = seen.get(cand.name)
         if earlier is not None:
             why = f"shadowed by the {earlier.origin} {earlier.source} plugin at {earlier.path}"
@@ -389,11 +395,6 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
             hooks.add_source(plugin, name, path=path)
         else:
             hooks.register(plugin, name, source="builtin", path=path)
-
-
-def safe_mode() -> bool:
-    """True when ``HERMES_SAFE_MODE`` asks for a run without any third-party hook."""
-    return env_flag("HERMES_SAFE_MODE")
 
 
 __all__ = ["Candidate", "Policy", "discover", "load_plugins", "load_builtins"]

@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from venvs import EXAMPLE, HERMES_AGENT, REPO, RUN_HERMES, Venv, wheel
 
+import hermes_hooks
+
 pytestmark = pytest.mark.slow
 
 DENY = "DENIED-BY-SETTINGS-HOOK: no touching"
@@ -147,14 +149,22 @@ class Scene:
     """A Hermes home with a terminal command that touches ``target``, a counting
     ``post_tool_call`` hook in config.yaml, and optional Claude Code ``settings.json`` hooks."""
 
-    def __init__(self, root: Path, *, enabled: list[str] | None, settings: dict[str, Any] | None):
+    def __init__(
+        self,
+        root: Path,
+        *,
+        enabled: list[str] | None,
+        settings: dict[str, Any] | None,
+        command: str | None = None,
+        extra: dict[str, Any] | None = None,
+    ):
         self.root = root
         self.home = root / "home"
         self.scripts = self.home / "scripts"
         self.scripts.mkdir(parents=True)
         self.target = root / "touched"
         self.count = root / "post_tool_call.count"
-        self.model = Model(f"touch {self.target}")
+        self.model = Model(command or f"touch {self.target}")
         self.script("count.sh", f"cat > /dev/null\necho call >> {self.count}\n")
         config: dict[str, Any] = {
             "model": {
@@ -168,6 +178,8 @@ class Scene:
         }
         if enabled is not None:
             config["plugins"] = {"enabled": enabled}
+        for key, value in (extra or {}).items():  # `plugins:` is merged, the rest replaced
+            config[key] = {**config.get(key, {}), **value} if key == "plugins" else value
         (self.home / "config.yaml").write_text(json.dumps(config))  # JSON is YAML
         if settings is not None:
             (self.home / "settings.json").write_text(json.dumps({"hooks": settings}))
@@ -358,3 +370,49 @@ def test_block_beats_an_earlier_approve_in_process_and_after_a_rediscovery(bridg
     assert doc["blocks"] == [DENY, DENY]
     assert sorted(doc["ran"]) == ["pre_llm_call"] * 2 + ["pre_tool_call"] * 2
     assert doc["table"] == {"pre_tool_call": 1, "pre_llm_call": 1}  # only the bridge is left
+
+
+# ---------------------------------------------------------------------- built-ins under hermes chat
+# The bridge builds its runtime as load() does (hermes_hooks.runtime.build_runtime): every
+# built-in runs inside Hermes.
+
+DANGEROUS = "echo hermes-hooks-dangerous-test-deny"
+SECRET = "hunter2-not-for-any-model"
+
+
+def test_a_dangerous_patterns_deny_blocks_and_the_model_gets_the_message(bridged, tmp_path):
+    extra = {"dangerous_patterns": {"enable_groups": ["test"]}}
+    scene = Scene(tmp_path, enabled=["hermes-hooks"], settings=None, command=DANGEROUS, extra=extra)
+    scene.chat(bridged)
+    # What load() decides for the same call, in this process, for the same home.
+    standalone = hermes_hooks.load(scene.home, entry_points=False)
+    expected = standalone.pre_tool_call(tool_name="terminal", args={"command": DANGEROUS})
+    standalone.close()
+    assert expected.blocked and expected.source == "builtin:dangerous_patterns"
+    assert len(scene.model.requests) == 2
+    assert scene.model.tool_results() == [json.dumps({"error": expected.message})]
+    assert scene.post_calls() == 1  # the hooks: block still runs once
+
+
+def test_redact_secrets_scrubs_a_terminal_result_before_the_model_sees_it(bridged, tmp_path):
+    secrets = tmp_path / "app.env"
+    secrets.write_text(f"DB_HOST=db.internal\nDB_PASSWORD={SECRET}\n")
+    # Hermes' own redaction is off, so what is scrubbed here is scrubbed by hermes-hooks.
+    extra = {"redact_secrets": True, "security": {"redact_secrets": False}}
+    scene = Scene(
+        tmp_path, enabled=["hermes-hooks"], settings=None, command=f"cat {secrets}", extra=extra
+    )
+    scene.chat(bridged)
+    [result] = scene.model.tool_results()
+    assert "DB_HOST=db.internal" in result  # the command ran; its output reached the model
+    assert "DB_PASSWORD=[REDACTED:password]" in result
+    assert SECRET not in json.dumps(scene.model.requests)
+
+
+def test_a_missing_required_guard_blocks_the_tool_call(bridged, tmp_path):
+    extra = {"plugins": {"required": ["no-such-guard"]}}
+    scene = Scene(tmp_path, enabled=["hermes-hooks"], settings=None, extra=extra)
+    scene.chat(bridged)
+    assert not scene.target.exists()  # the command never ran
+    [result] = scene.model.tool_results()
+    assert "required guard 'no-such-guard' is not running" in json.loads(result)["error"]

@@ -50,10 +50,12 @@ def build(hooks: Hooks, *, ask: bool | Ask = True) -> ShellHooks | None:
 
 
 def setup(hooks: Hooks) -> ShellHooks | None:
-    """The built-in plugin's entry point: ``None`` when there is no shell hook (or safe mode)."""
+    """The built-in plugin's entry point: ``None`` when there is no shell hook (or safe mode).
+    A runtime built for inspection (the CLI) starts nothing and does not warn at load; it still
+    approves everything at load when hooks are auto-accepted."""
     ask = hooks.ask
     source = build(hooks, ask=True if ask is None else ask)
-    if source is not None:
+    if source is not None and (not hooks.inspecting or source.auto_accept):
         source.startup()
     return source
 

@@ -140,11 +140,11 @@ class State:
         self._hooks: Any = None
 
     def load(self, **kwargs: Any) -> Any:
-        """The loaded hook system (once per command run)."""
+        """The loaded hook system (once per command run), built as the agent builds it."""
         if self._hooks is None:
-            import hermes_hooks
+            from ..runtime import build_runtime
 
-            self._hooks = hermes_hooks.load(
+            self._hooks = build_runtime(
                 self.home, self.config, accept_hooks=self.accept_hooks, **kwargs
             )
         return self._hooks

@@ -1,8 +1,8 @@
 """``hermes hooks approve | revoke``, and the runtime that ``test``, ``doctor`` and ``verify``
 load too (:func:`_runtime`).
 
-They load the runtime as the agent does, except that the shell-hook source is built without a
-terminal question (so loading never prompts), and ask it through its public methods.
+They build the runtime as the agent does, except that nobody is asked to approve a shell hook
+(so loading never prompts), and ask its shell-hook source through its public methods.
 """
 
 from __future__ import annotations
@@ -20,30 +20,18 @@ if TYPE_CHECKING:
     from ..catalogue import EventInfo
     from ..hooks import Hooks
 
-SHELL_SOURCE = "builtin:shell_hooks"
-
 
 def _runtime(state: State) -> tuple[Hooks, ShellHooks | None]:
-    """Every plugin and built-in of the home, registered as the runtime registers them; the
-    shell-hook source asks nobody (unapproved hooks are reported, not run)."""
-    from ..builtin_plugins import BUILTINS, shell_hooks
-    from ..loader import load_builtins
+    """The runtime as the agent builds it (:func:`hermes_hooks.runtime.build_runtime`, through
+    ``state.load``), and its shell-hook source; built for inspection: nobody is asked to approve
+    a shell hook (unapproved hooks are reported, not run) and nothing starts ahead of use."""
+    from ..builtin_plugins.shell_hooks import ShellHooks
 
-    hooks: Hooks = state.load(builtins=False)
-    if SHELL_SOURCE in hooks.records:  # loaded once per command run
-        return hooks, hooks.records[SHELL_SOURCE].hook_source
-    at = list(BUILTINS).index("shell_hooks")
-    load_builtins(hooks, list(BUILTINS)[:at])
-    source = None
+    hooks: Hooks = state.load(ask=False, inspecting=True)
     if hooks.safe_mode:
         click.echo("HERMES_SAFE_MODE is on: no plugin, shell hook or gateway hook runs.", err=True)
-    else:
-        source = shell_hooks.build(hooks, ask=False)
-    if source is not None:
-        if source.auto_accept:
-            source.startup()
-        hooks.add_source(source, SHELL_SOURCE, path=shell_hooks.__file__)
-    load_builtins(hooks, list(BUILTINS)[at + 1 :])
+    # The source itself, not a record found by name: a refused plugin may carry that name.
+    source = next((s for s in hooks.sources() if isinstance(s, ShellHooks)), None)
     return hooks, source
 
 

@@ -1,0 +1,88 @@
+"""The one runtime builder: :func:`hermes_hooks.load`, every CLI command and the Hermes Agent
+bridge (:mod:`hermes_hooks.hermes_agent`) build their :class:`~hermes_hooks.Hooks` here, with the
+same sources in the same order.
+
+The order: the host's events, the config check, third-party plugins (discovery order), then every
+built-in of :data:`hermes_hooks.builtin_plugins.BUILTINS` in its order (each decides from the
+config whether it has anything to do). What a host changes is a parameter:
+
+- ``hermes_plugins=False``: Hermes-style plugins (plugin directories, ``hermes_agent.plugins``
+  entry points) are loaded by the host itself (Hermes Agent), not here; a guard that
+  ``plugins.required`` names among them counts as present (:attr:`Hooks.hosted`).
+- ``gateway_hooks=False``: ``<home>/hooks/*/HOOK.yaml`` gateway hooks are run by the host's own
+  gateway (Hermes Agent's), so they are not loaded here (they run once); a required one counts as
+  present.
+- ``ask``: how a person approves a shell hook at its first firing (``False``: nobody, the CLI).
+- ``inspecting=True``: built for a command that inspects the hooks (``hermes hooks test``,
+  ``doctor``, ``verify``, ``approve``) rather than for an agent run: sources start nothing ahead
+  of use (no warm workers) and do not warn at load about what the command itself reports
+  (unapproved shell hooks); ``--accept-hooks`` still approves at load.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .hooks import Hooks
+
+
+def build_runtime(
+    home: str | os.PathLike[str] | None = None,
+    config: Mapping[str, Any] | str | os.PathLike[str] | None = None,
+    *,
+    accept_hooks: bool = False,
+    host: Any = None,
+    entry_points: bool = True,
+    builtins: bool = True,
+    hookspecs: Iterable[Any] = (),
+    hermes_plugins: bool = True,
+    gateway_hooks: bool = True,
+    ask: Callable[[str], bool] | bool | None = None,
+    inspecting: bool = False,
+) -> Hooks:
+    """Build the hook runtime of ``home``: read its config, register plugins and built-ins.
+
+    The parameters are :func:`hermes_hooks.load`'s, plus ``gateway_hooks`` (load the home's
+    HOOK.yaml gateway hooks; ``False`` when the host's own gateway runs them) and ``inspecting``
+    (see the module's docstring). ``builtins=False`` leaves every built-in out (tests of the
+    dispatcher alone)."""
+    from .config import env_flag, find_home, load_config
+    from .configcheck import check_config
+    from .hooks import Hooks
+    from .importing import host_hookspecs
+    from .loader import load_builtins, load_plugins
+
+    root = find_home(home)
+    loaded = load_config(root, config)
+    hooks = Hooks(
+        home=root,
+        config=loaded.data,
+        config_path=loaded.path,
+        accept_hooks=accept_hooks or env_flag("HERMES_ACCEPT_HOOKS"),
+        host=host,
+    )
+    hooks.config_errors = loaded.errors
+    hooks.ask = ask
+    hooks.safe_mode = env_flag("HERMES_SAFE_MODE")  # no plugin, shell hook or gateway hook
+    hooks.gateway_hooks = gateway_hooks
+    hooks.inspecting = inspecting
+    for module in [*hookspecs, *host_hookspecs(hooks.config, loaded.path)]:
+        hooks.add_hookspecs(module)
+    if loaded.errors:
+        # A config that cannot be read must not re-enable what it disables, nor drop its guards.
+        from .builtin_plugins import lockdown
+
+        lockdown.engage(hooks, loaded.errors)
+        return hooks
+    hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
+    load_plugins(hooks, entry_points=entry_points, hermes_plugins=hermes_plugins)
+    if builtins:
+        load_builtins(hooks)
+    hooks.start_watchdog()
+    return hooks
+
+
+__all__ = ["build_runtime"]
