@@ -416,3 +416,20 @@ def test_a_missing_required_guard_blocks_the_tool_call(bridged, tmp_path):
     assert not scene.target.exists()  # the command never ran
     [result] = scene.model.tool_results()
     assert "required guard 'no-such-guard' is not running" in json.loads(result)["error"]
+
+
+def test_command_guard_blocks_a_wrapped_destructive_command_under_hermes_chat(bridged, tmp_path):
+    # Hermes' own check lets this line through (it knows no forge CLI); ours reads the simple
+    # command behind `timeout` and blocks. The line touches the target first, so a guard that let
+    # it through would leave a trace; gh is not installed, so even then nothing is deleted.
+    command = f"touch {tmp_path / 'touched'}; timeout 5 gh repo delete acme/site --yes"
+    scene = Scene(
+        tmp_path, enabled=["hermes-hooks"], settings=None, command=command,
+        extra={"command_guard": True},
+    )  # fmt: skip
+    scene.chat(bridged)
+    assert not scene.target.exists()  # the line never ran
+    [result] = scene.model.tool_results()
+    message = json.loads(result)["error"]
+    assert "platforms.repo-delete" in message and "gh repo delete acme/site --yes" in message
+    assert scene.post_calls() == 1

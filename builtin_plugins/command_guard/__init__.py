@@ -120,8 +120,8 @@ def decide(settings: Settings, verdict: Verdict) -> dict[str, Any] | None:
         what = f"`{finding.command.text or ' '.join(finding.command.words)}`"
         if finding.rule is UNPARSEABLE:
             what += f" ({verdict.parsed.error})"
-        lines.append(f"{finding.rule.id}: {what}: {finding.rule.reason} "
-                     f"Safer: {finding.rule.alternative}")  # fmt: skip
+        reason = finding.rule.reason.rstrip(".")
+        lines.append(f"{finding.rule.id}: {what}: {reason}. Safer: {finding.rule.alternative}")
     message = "command_guard: " + "\n".join(lines)
     if blocking:
         return {"action": "block", "message": message}
