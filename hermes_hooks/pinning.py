@@ -50,6 +50,8 @@ _SHORT_INLINE = {"sh": "c", "python": "c", "node": "ep", "perl": "eE", "ruby": "
 _LONG_INLINE = {"node": frozenset({"--eval", "--print"})}
 _SHORT_RUNTIME = {"sh": "s", "python": "m"}
 _PREFIXES = frozenset("exec command nohup time builtin".split())
+#: Shell built-ins that run no file (``if true; then ./guard.sh; fi`` runs ``guard.sh``).
+_BUILTINS = frozenset("true false : [ test echo printf exit return set shift unset export".split())
 _ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
 
 
@@ -256,6 +258,8 @@ def of_shell(command: str, cwd: str, env: Mapping[str, str], extra: Sequence[str
             words = words[1:]
         if not words:
             continue
+        if words[0] in _BUILTINS:
+            continue  # the shell's own commands run no file
         if words[0] == "cd":
             cwd = _path(words[1], cwd) if len(words) > 1 else env.get("HOME", cwd)
             continue

@@ -432,3 +432,27 @@ def test_permission_answer_args_from_python_and_deny_keeps_none() -> None:
     assert read({"action": "deny", "args": {"command": "ls"}}, "p").args is None
     with pytest.raises(InvalidAnswer):
         PermissionAnswer("allow", args="ls")  # type: ignore[arg-type]  # the check under test
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm\t-rf x",
+        "(rm -rf x)",
+        "echo $(rm -rf x)",
+        "{ rm -rf x; }",
+        "if true; then rm -rf x; fi",
+        "! rm -rf x",
+        "FOO=1 rm -rf x",
+        "timeout 5 rm -rf x",
+        "sudo /bin/rm -rf x",
+        "bash -c 'rm -rf x'",
+        "r''m -rf x",
+    ],
+)
+def test_an_if_rule_matches_each_simple_command_the_line_runs(command: str) -> None:
+    from hermes_hooks.builtin_plugins.shell_hooks.rules import Rule
+
+    rule = Rule.parse("Bash(rm *)")
+    assert rule.matches("terminal", {"command": command}, cwd="/", project="/")
+    assert not rule.matches("terminal", {"command": "echo 'rm -rf x'"}, cwd="/", project="/")

@@ -281,3 +281,19 @@ def test_doctor_reports_a_mistyped_pack_and_exits_1(home):
     assert out.returncode == 1
     assert "command_guard.packs: unknown name 'gti'" in out.stdout + out.stderr
     assert "did you mean 'git'?" in out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["ls " + "a" * 100_000, "echo \x00; rm -rf ~", "rm -rf " + "$(" * 2000, "rm -rf / \ud800"],
+    ids=["huge", "nul", "deep", "surrogate"],
+)
+def test_garbage_lines_never_pass_silently(home, line):
+    d = decide(load(home), line)
+    assert d.action == "block", d
+
+
+def test_a_call_without_a_string_command_is_not_a_shell_line(home):
+    hooks = load(home)
+    for args in ({}, {"command": None}, {"command": ["rm", "-rf", "/"]}):
+        assert hooks.pre_tool_call(tool_name="terminal", args=args).action is None

@@ -132,3 +132,31 @@ def test_a_rules_file_others_can_write_is_refused_loudly(home, caplog):
 def hooks_rules(hooks):
     plugin = hooks.manager.get_plugin("builtin:dangerous_patterns")
     return plugin.rules
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sudo /usr/local/bin/vultr instance delete x",
+        "(vultr instance delete x)",
+        "bash -c 'vultr instance delete x'",
+        "v''ultr instance delete x",
+        "true && timeout 5 vultr   instance delete x",
+    ],
+)
+def test_a_rule_is_matched_against_each_simple_command_as_it_runs(home, command):
+    (home / "dangerous-patterns.yaml").write_text(
+        "rules:\n  - {pattern: '^vultr instance delete', description: deleting, action: deny}\n"
+    )
+    hooks = hermes_hooks.load(home, {"dangerous_patterns": True}, entry_points=False)
+    assert decide(hooks, command).action == "block"
+    assert decide(hooks, "echo 'vultr instance delete x'").action is None
+
+
+def test_an_unreadable_line_is_the_worst_case_of_the_rules_that_apply(vultr_home):
+    hooks = hermes_hooks.load(vultr_home, {"dangerous_patterns": True}, entry_points=False)
+    d = decide(hooks, "echo 'unterminated")
+    assert d.action == "block" and "cannot be read" in d.message
+    # a tool that is not the shell is never read as shell
+    rule_free = hooks.pre_tool_call(tool_name="write_file", args={"command": "echo 'x"})
+    assert rule_free.action is None

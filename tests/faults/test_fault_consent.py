@@ -101,6 +101,32 @@ def test_claude_code_command_lines_pin_the_script(home: Path, tmp_path: Path, co
     assert _status(hooks) == "changed"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "FOO=1 timeout 5 sh {dir}/guard.sh",
+        "nice -n 5 nohup bash {dir}/guard.sh",
+        "(cd {dir} && ./guard.sh)",
+        "{{ sh {dir}/guard.sh; }} 2>/dev/null",
+        "if true; then sh {dir}/guard.sh; fi",
+    ],
+)
+def test_command_lines_read_by_the_shell_parser_pin_the_script(
+    home: Path, tmp_path: Path, command: str
+) -> None:
+    # wrappers, subshells, groups and compound commands are read by the project's shell parser,
+    # so the script behind them is what the approval pins
+    from hermes_hooks import pinning
+
+    guard = _write(tmp_path / "dir" / "guard.sh")
+    line = command.format(dir=guard.parent)
+    # the script that runs is the one identified (not `timeout`, `nice` or `nohup`)
+    assert pinning.of_shell(line, str(tmp_path), dict(os.environ)).script == str(guard)
+    hooks = _approved(home, {"command": line, "protocol": "claude-code"})
+    _edit(guard)
+    assert _status(hooks) == "changed"
+
+
 def test_sourced_file_is_pinned(home: Path, tmp_path: Path) -> None:
     lib = _write(tmp_path / "lib.sh", "X=1\n")
     guard = _write(tmp_path / "guard.sh")
