@@ -1,4 +1,4 @@
-"""The command_guard packs git, databases, containers, cloud, platforms and frameworks: each rule
+"""The command_guard packs git, databases, containers, cloud, platforms, frameworks and backups: each rule
 catches its command and leaves a similar ordinary one alone, and over the public dcg regression
 corpus every git deny case is caught and no allow case is flagged (but the ones named below)."""
 
@@ -14,7 +14,7 @@ from hermes_hooks.builtin_plugins.command_guard.rules import Rulebook
 
 from hermes_hooks.shell_syntax import Command, Redirect
 
-MINE = ("git", "databases", "containers", "cloud", "platforms", "frameworks")
+MINE = ("git", "databases", "containers", "cloud", "platforms", "frameworks", "backups")
 BOOKS = {name: Rulebook(all_packs()[name].rules) for name in MINE}
 ALL_MINE = Rulebook(rule for name in MINE for rule in all_packs()[name].rules)
 CORPUS = Path("/work/shared/corpora/destructive-command-guard")
@@ -55,9 +55,15 @@ CASES: list[tuple[str, str, str]] = [
     ("git.branch-force-delete", "git branch --delete --force feature", "git branch -a"),
     ("git.checkout-discard", "git checkout -- .", "git checkout -b feature/one"),
     ("git.checkout-discard", "git checkout -f main", "git checkout main"),
-    ("git.checkout-discard", "git checkout HEAD -- src/", "git checkout HEAD -- src/app.py"),
+    ("git.checkout-discard", "git checkout HEAD -- src/", "git checkout HEAD --"),
+    ("git.checkout-discard", "git checkout -- notes.txt", "git checkout -b notes"),
+    ("git.checkout-discard", "git checkout HEAD~1 src/app.py", "git checkout -b fix HEAD~1"),
+    ("git.checkout-discard", "git checkout notes.txt", "git checkout release-1.2"),
+    ("git.checkout-discard", "git checkout --ours app.py", "git checkout feature/login"),
     ("git.restore-worktree", "git restore .", "git restore --staged ."),
     ("git.restore-worktree", "git restore --staged --worktree .", "git restore --staged file.txt"),
+    ("git.restore-worktree", "git restore notes.txt", "git restore -S notes.txt"),
+    ("git.restore-worktree", "git restore -s a1b2c3d notes.txt", "git restore --staged -s HEAD~ x"),
     ("git.switch-discard", "git switch --discard-changes main", "git switch -c feature"),
     ("git.stash-drop", "git stash drop stash@{0}", "git stash pop"),
     ("git.stash-clear", "git stash clear", "git stash list"),
@@ -201,7 +207,7 @@ CASES: list[tuple[str, str, str]] = [
     (
         "containers.kubectl-delete-all",
         "kubectl delete all --all -n dev",
-        "kubectl delete pod web-1 -n dev",
+        "kubectl get pod web-1 -n dev",
     ),
     ("containers.kubectl-delete-storage", "kubectl delete pvc data-0", "kubectl get pvc"),
     ("containers.kubectl-delete-node", "kubectl delete node n1", "kubectl cordon n1"),
@@ -261,7 +267,11 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("cloud.aws-delete", "aws iam delete-user --user-name u", "aws iam get-user"),
     ("cloud.bucket-delete", "aws s3 rb s3://b --force", "aws s3 ls s3://b"),
-    ("cloud.bucket-delete", "aws s3 rm s3://b --recursive", "aws s3 rm s3://b/key.txt"),
+    (
+        "cloud.bucket-delete",
+        "aws s3 rm s3://b --recursive",
+        "aws s3 rm s3://b --recursive --dryrun",
+    ),
     ("cloud.bucket-delete", "gsutil rb gs://b", "gsutil ls gs://b"),
     ("cloud.bucket-delete", "gcloud storage rm -r gs://b", "gcloud storage ls gs://b"),
     (
@@ -338,6 +348,7 @@ CASES: list[tuple[str, str, str]] = [
     ),
     ("frameworks.rails-db-reset", "bin/rails db:reset", "bin/rails db:migrate"),
     ("frameworks.rails-db-reset", "bundle exec rake db:schema:load", "bundle exec rake db:migrate"),
+    ("frameworks.rails-db-reset", "rails db:setup", "rails db:prepare"),
     (
         "frameworks.production-db-reset",
         "RAILS_ENV=production rails db:drop",
@@ -399,6 +410,76 @@ CASES: list[tuple[str, str, str]] = [
         "migrate -path db -database x drop -f",
         "migrate -path db -database x up",
     ),
+    ("databases.etcd-delete", "etcdctl del my/key", "etcdctl get my/key"),
+    ("databases.etcd-delete", "etcdctl --endpoints h:2379 del k", "etcdctl put my/key v"),
+    ("databases.etcd-delete-range", "etcdctl del a z", "etcdctl get a z"),
+    ("containers.kubectl-delete", "kubectl delete po web-5d8f7", "kubectl logs web-5d8f7"),
+    ("containers.kubectl-delete", "kubectl delete deploy web", "kubectl describe deploy web"),
+    ("containers.kubectl-delete", "kubectl delete deploy/web -n staging", "kubectl get deploy/web"),
+    ("containers.kubectl-delete", "kubectl delete pods -l app=web", "kubectl get pods -l app=web"),
+    (
+        "containers.kubectl-delete",
+        "oc delete svc web",
+        "kubectl delete po web --dry-run=client",
+    ),
+    (
+        "containers.kubectl-replace-force",
+        "kubectl replace --force -f pod.yaml",
+        "kubectl replace -f pod.yaml",
+    ),
+    ("containers.helmfile-destroy", "helmfile destroy", "helmfile diff"),
+    ("containers.helmfile-destroy", "helmfile -e prod -l app=web destroy", "helmfile -e prod sync"),
+    ("containers.swarm-remove", "docker stack rm shop", "docker stack ls"),
+    ("containers.swarm-remove", "docker service rm web", "docker service ls"),
+    ("cloud.object-delete", "aws s3 rm s3://bucket/notes.txt", "aws s3 cp s3://bucket/notes.txt ."),
+    (
+        "cloud.object-delete",
+        "aws s3 rm s3://arn:aws:s3:region:account_id:access_point/ap/object_key",
+        "aws s3 rm s3://bucket/notes.txt --dryrun",
+    ),
+    ("cloud.object-delete", "s3cmd rm s3://bucket/object", "s3cmd ls s3://bucket"),
+    ("cloud.object-delete", "s3cmd del s3://bucket/object", "s3cmd get s3://bucket/object ."),
+    ("cloud.object-delete", "gsutil rm gs://bucket/object", "gsutil cp gs://bucket/object ."),
+    ("cloud.bucket-delete", "s3cmd rb s3://bucket", "s3cmd mb s3://bucket"),
+    (
+        "cloud.bucket-delete",
+        "aws s3 rm s3://arn:aws:s3:region:account_id:access_point/ap --recursive",
+        "aws s3 ls s3://arn:aws:s3:region:account_id:access_point/ap",
+    ),
+    (
+        "cloud.objects-delete-recursive",
+        "s3cmd sync --delete-removed dir s3://bucket/dir/",
+        "s3cmd sync dir s3://bucket/dir/",
+    ),
+    ("cloud.cli-delete", "doctl a d app_id", "doctl a lsd app_id"),
+    ("cloud.cli-delete", "doctl compute droplet rm 123", "doctl compute droplet list"),
+    ("cloud.cli-delete", "doctl -t tok compute droplet d web", "doctl -t d compute droplet list"),
+    (
+        "platforms.ci-pipeline-destroy",
+        "fly -t target_name destroy-pipeline -p pipeline_name",
+        "fly -t target_name unpause-pipeline -p pipeline_name",
+    ),
+    ("platforms.ci-pipeline-destroy", "fly -t ci destroy-team -n team", "fly -t ci teams"),
+    ("backups.prune", "restic forget --keep-last 1 --prune", "restic forget --keep-last 1 -n"),
+    ("backups.prune", "restic -r octo/demo prune", "restic -r octo/demo snapshots"),
+    (
+        "backups.prune",
+        "borg prune --keep-within 7d --list repo_directory",
+        "borg prune --dry-run --keep-within 7d repo_directory",
+    ),
+    ("backups.prune", "kopia snapshot expire --all --delete", "kopia snapshot expire --all"),
+    (
+        "backups.prune",
+        "duplicity remove-older-than 6M --force file:///backup",
+        "duplicity remove-older-than 6M file:///backup",
+    ),
+    ("backups.delete-archive", "borg delete repo_directory::Monday", "borg list repo_directory"),
+    ("backups.delete-archive", "borg -r repo delete Monday", "borg -r repo info Monday"),
+    ("backups.delete-archive", "kopia snapshot delete k1f2 --delete", "kopia snapshot list"),
+    ("backups.delete-archive", "tarsnap -d -f nightly-old", "tarsnap -c -f nightly dir"),
+    ("backups.delete-repository", "borg delete repo_directory", "borg delete --cache-only repo"),
+    ("backups.delete-repository", "borg repo-delete -r repo", "borg repo-info -r repo"),
+    ("backups.delete-repository", "tarsnap --nuke", "tarsnap --list-archives"),
 ]
 
 

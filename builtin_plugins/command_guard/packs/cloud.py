@@ -29,6 +29,13 @@ GCLOUD_VALUES = frozenset(
 )
 AZ_VALUES = frozenset({"--subscription", "-o", "--output", "--query"})
 GSUTIL_VALUES = frozenset({"-o", "-h", "-u", "-i"})
+S3CMD_VALUES = frozenset(
+    {"-c", "--config", "--access_key", "--secret_key", "--access_token", "--region"}
+    | {"--host", "--host-bucket", "--exclude", "--include", "--rexclude", "--rinclude"}
+    | {"--exclude-from", "--include-from", "--rexclude-from", "--rinclude-from"}
+)
+STORAGE = ("aws", "gsutil", "gcloud", "s3cmd")
+"""The programs whose storage subcommands :func:`_storage_words` reads."""
 
 
 def _help(command: Command) -> bool:
@@ -136,9 +143,11 @@ def _aws_delete(command: Command) -> bool:
 
 
 def _bucket_root(url: str) -> bool:
-    """``s3://bucket``, ``gs://bucket/``, ``gs://bucket/*``: a whole bucket."""
+    """``s3://bucket``, ``gs://bucket/``, ``gs://bucket/*``, an access point's
+    ``s3://arn:aws:s3:region:account:accesspoint/name``: a whole bucket."""
     scheme, _, rest = url.partition("://")
-    return scheme in ("s3", "gs") and rest.rstrip("*").rstrip("/").count("/") == 0
+    slashes = 1 if rest.startswith("arn:") else 0
+    return scheme in ("s3", "gs") and rest.rstrip("*").rstrip("/").count("/") == slashes
 
 
 def _recursive(args: Collection[str]) -> bool:
@@ -156,15 +165,36 @@ def _storage_words(command: Command) -> tuple[str, ...]:
         return words[1:] if words[:1] == ("storage",) else ()
     if command.program == "gsutil":
         return positionals(command.args, GSUTIL_VALUES)
+    if command.program == "s3cmd":
+        words = positionals(command.args, S3CMD_VALUES)
+        return ("rm", *words[1:]) if words[:1] == ("del",) else words
     return ()
+
+
+def _dry_run(command: Command) -> bool:
+    """``aws s3 rm --dryrun``, ``s3cmd rm -n``: only lists what would be deleted."""
+    return long(command.args, "--dryrun", "--dry-run") or (
+        command.program == "s3cmd" and short(command.args, "n")
+    )
 
 
 def _bucket_delete(command: Command) -> bool:
     words = _storage_words(command)
+    if _dry_run(command):
+        return False
     if words[:1] == ("rb",) or words[:2] == ("buckets", "delete"):
         return True
     deleting = words[:1] == ("rm",) and (_recursive(command.args) or command.program == "gsutil")
     return deleting and any(_bucket_root(w) for w in words[1:])
+
+
+def _object_delete(command: Command) -> bool:
+    """``aws s3 rm s3://bucket/key``, ``gsutil rm``, ``s3cmd rm``/``del`` of single objects
+    (not recursive, and not a whole bucket: those have rules of their own)."""
+    words = _storage_words(command)
+    if words[:1] != ("rm",) or len(words) < 2 or _recursive(command.args):
+        return False
+    return not (_dry_run(command) or _bucket_delete(command))
 
 
 def _objects_delete(command: Command) -> bool:
@@ -174,11 +204,12 @@ def _objects_delete(command: Command) -> bool:
         return words[:1] in (("remove",), ("rm",)) and _recursive(command.args)
     if command.program == "rclone":
         return positionals(command.args, {"--config"})[:1] in (("purge",), ("delete",))
-    if words[:1] == ("rm",) and _recursive(command.args):
+    if words[:1] == ("rm",) and _recursive(command.args) and not _dry_run(command):
         return not any(_bucket_root(w) for w in words[1:])
     syncing = words[:1] in (("sync",), ("rsync",))
     return syncing and (
         long(command.args, "--delete", "--delete-unmatched-destination-objects")
+        or (command.program == "s3cmd" and long(command.args, "--delete-removed"))
         or (command.program == "gsutil" and short(command.args, "d"))
     )
 
@@ -237,10 +268,22 @@ CLI_DELETE = tuple(
 )
 
 
+DOCTL_DELETE = frozenset({"d", "rm"})
+"""doctl's aliases of ``delete`` (``doctl a d app_id``, ``doctl compute droplet rm``)."""
+DOCTL_VALUES = frozenset(
+    {"--context", "-t", "--access-token", "-c", "--config", "-u", "--api-url", "-o", "--output"}
+)
+
+
 def _cli_delete(command: Command) -> bool:
     if _stack_destroy(command) or _help(command):
         return False
-    words = positionals(command.args, {"--context", "--profile", "--region", "-o", "--output"})
+    if command.program == "doctl":
+        words = positionals(command.args, DOCTL_VALUES)
+        if any(w in DOCTL_DELETE for w in words[:4]):
+            return True
+    else:
+        words = positionals(command.args, {"--context", "--profile", "--region", "-o", "--output"})
     return _verb_at(words) >= 0
 
 
@@ -325,7 +368,7 @@ RULES = (
         "Deleting a bucket or everything in it (s3 rb, gsutil rb, rm -r of a bucket) loses all its objects",
         "Delete the prefixes you mean; enable versioning or copy the bucket first",
         True,
-        ("aws", "gsutil", "gcloud"),
+        STORAGE,
         _bucket_delete,
     ),
     _rule(
@@ -333,8 +376,16 @@ RULES = (
         "Recursive object deletion (rm -r, sync --delete, rclone purge) removes everything under a prefix",
         "List what would go first (--dryrun / -n), then delete the prefix you mean",
         False,
-        ("aws", "gsutil", "gcloud", "azcopy", "rclone"),
+        (*STORAGE, "azcopy", "rclone"),
         _objects_delete,
+    ),
+    _rule(
+        "object-delete",
+        "Deleting objects from a bucket (aws s3 rm, gsutil rm, s3cmd rm) loses them unless versioning is on",
+        "Check the bucket's versioning, or copy the objects aside first",
+        False,
+        STORAGE,
+        _object_delete,
     ),
     _rule(
         "gcloud-destroy",

@@ -177,6 +177,28 @@ def _kube_delete_manifest(command: Command) -> bool:
     return words[:1] == ("delete",) and bool(given) and not _dry_run(command)
 
 
+def _kube_delete_named(command: Command) -> bool:
+    """Any other ``kubectl delete``: of named resources (``po web``, ``deploy/web``) or by a
+    label selector; the kinds and forms with a rule of their own are left to it."""
+    words = kube_call(command)
+    if words[:1] != ("delete",) or _dry_run(command):
+        return False
+    if len(words) < 2 and not values(command.args, "-l", "--selector", "--field-selector"):
+        return False
+    kinds = NAMESPACE_KINDS | CRD_KINDS | STORAGE_KINDS | NODE_KINDS
+    return not (
+        _kinds(words) & kinds
+        or _kube_all_namespaces(command)
+        or _kube_delete_all(command)
+        or _kube_delete_manifest(command)
+    )
+
+
+def _kube_replace_force(command: Command) -> bool:
+    words = kube_call(command)
+    return words[:1] == ("replace",) and long(command.args, "--force") and not _dry_run(command)
+
+
 def _kube_drain(command: Command) -> bool:
     return kube_call(command)[:1] == ("drain",) and not _dry_run(command)
 
@@ -190,6 +212,28 @@ def _helm_uninstall(command: Command) -> bool:
     words = positionals(command.args, {"-n", "--namespace", "--kube-context", "--kubeconfig"})
     verbs = ("uninstall", "delete", "del", "un")
     return words[:1] in [(v,) for v in verbs] and not long(command.args, "--dry-run")
+
+
+SWARM_REMOVE = frozenset(
+    {("stack", "rm"), ("stack", "remove"), ("stack", "down"), ("service", "rm")}
+    | {("service", "remove")}
+)
+
+
+def _swarm_remove(command: Command) -> bool:
+    return engine_words(command)[:2] in SWARM_REMOVE
+
+
+HELMFILE_VALUES = frozenset(
+    {"-f", "--file", "-e", "--environment", "-l", "--selector", "-n", "--namespace"}
+    | {"--kube-context", "-b", "--helm-binary", "--state-values-file", "--state-values-set"}
+    | {"--chart", "-c", "--log-level"}
+)
+
+
+def _helmfile_destroy(command: Command) -> bool:
+    words = positionals(command.args, HELMFILE_VALUES)
+    return words[:1] in (("destroy",), ("delete",))
 
 
 def _crictl_remove_all(command: Command) -> bool:
@@ -324,6 +368,22 @@ RULES = (
         _kube_delete_manifest,
     ),
     _rule(
+        "kubectl-delete",
+        "kubectl delete of named resources (or by a selector) deletes them and what they own",
+        "kubectl delete --dry-run=client first, or scale the workload down instead",
+        False,
+        KUBE,
+        _kube_delete_named,
+    ),
+    _rule(
+        "kubectl-replace-force",
+        "kubectl replace --force deletes the resources and creates them again (pods restart, data in them goes)",
+        "kubectl apply, or kubectl replace without --force",
+        False,
+        KUBE,
+        _kube_replace_force,
+    ),
+    _rule(
         "kubectl-drain",
         "kubectl drain evicts every pod from a node",
         "kubectl cordon to stop new pods, and drain during a planned window",
@@ -346,6 +406,22 @@ RULES = (
         False,
         ("helm",),
         _helm_uninstall,
+    ),
+    _rule(
+        "helmfile-destroy",
+        "helmfile destroy uninstalls every release of the helmfile (and deletes their resources)",
+        "helmfile diff, then remove releases from the helmfile one by one (or helm uninstall one)",
+        True,
+        ("helmfile",),
+        _helmfile_destroy,
+    ),
+    _rule(
+        "swarm-remove",
+        "docker stack rm / service rm removes a deployed Swarm stack or service with its tasks",
+        "docker service scale to fewer replicas, or docker stack deploy an updated compose file",
+        False,
+        ("docker",),
+        _swarm_remove,
     ),
     _rule(
         "crictl-remove-all",

@@ -152,9 +152,28 @@ def _dropdb(command: Command) -> bool:
     return bool(words) and words[0].lower() == "drop"
 
 
+ETCD_VALUES = frozenset(
+    {"--endpoints", "--user", "--password", "--cacert", "--cert", "--key", "-w", "--write-out"}
+    | {"--dial-timeout", "--command-timeout", "--discovery-srv"}
+)
+
+
+def _etcd_del(command: Command) -> tuple[str, ...] | None:
+    """The keys an ``etcdctl del`` names, or ``None`` when it is no delete."""
+    words = positionals(command.args, ETCD_VALUES)
+    return words[1:] if words[:1] in (("del",), ("delete",)) else None
+
+
 def _etcd_delete_range(command: Command) -> bool:
-    words = positionals(command.args, {"--endpoints", "--user", "--password", "--cacert"})
-    return words[:1] in (("del",), ("delete",)) and long(command.args, "--prefix", "--from-key")
+    keys = _etcd_del(command)
+    if keys is None:
+        return False
+    return long(command.args, "--prefix", "--from-key") or len(keys) >= 2  # del key range_end
+
+
+def _etcd_delete_key(command: Command) -> bool:
+    keys = _etcd_del(command)
+    return bool(keys) and not _etcd_delete_range(command)
 
 
 def _influx_delete(command: Command) -> bool:
@@ -276,6 +295,14 @@ RULES = (
         False,
         ("etcdctl",),
         _etcd_delete_range,
+    ),
+    _rule(
+        "etcd-delete",
+        "etcdctl del deletes the key (Kubernetes and other systems keep their state in etcd)",
+        "etcdctl get the key first, and take an etcdctl snapshot save",
+        False,
+        ("etcdctl",),
+        _etcd_delete_key,
     ),
     _rule(
         "influx-delete",

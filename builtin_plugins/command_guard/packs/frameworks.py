@@ -50,6 +50,11 @@ RAILS_TASKS = (
     "db:drop db:drop:all db:drop:_unsafe db:reset db:schema:load db:structure:load db:purge "
     "db:purge:all db:setup db:seed:replant db:migrate:reset db:truncate_all db:fixtures:load"
 )
+"""Rails tasks that drop or empty tables. ``db:setup`` stays on purpose although it is the usual
+first-time setup (the public corpus counts it as ordinary): it runs ``db:schema:load``, whose
+``create_table ... force: :cascade`` drops and recreates every table of a database that already
+exists, data and all. ``db:prepare`` is the safe form (creates when missing, else migrates), and
+the rule's question says so."""
 
 
 def _rails(program: str, args: tuple[str, ...], command: Command) -> bool:
@@ -160,8 +165,8 @@ def _migration_tool(program: str, args: tuple[str, ...], _: Command) -> bool:
 FRAMEWORKS: tuple[tuple[str, str, str, tuple[str, ...], Check], ...] = (
     (
         "rails-db-reset",
-        "rails/rake db:drop, db:reset, db:schema:load, db:purge ... delete the database's data",
-        "Run the migration you need (db:migrate, db:rollback STEP=1); dump the data first",
+        "rails/rake db:drop, db:reset, db:setup, db:schema:load, db:purge ... delete the database's data",
+        "Run the migration you need (db:migrate, db:rollback STEP=1, or db:prepare to set up); dump the data first",
         ("rails", "rake"),
         _rails,
     ),

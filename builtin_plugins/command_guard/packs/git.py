@@ -139,12 +139,36 @@ def _broad(paths: tuple[str, ...]) -> bool:
 
 
 CHECKOUT_VALUES = frozenset({"-b", "-B", "--orphan", "--conflict", "--pathspec-from-file"})
+FILE_EXTENSIONS = frozenset(
+    "txt md rst py js ts jsx tsx mjs cjs json yaml yml toml ini cfg conf env lock xml html css "
+    "scss c h cc cpp hpp rs go java kt rb php sh bash zsh sql csv tsv proto tf gradle swift "
+    "vue svelte lua pl r ipynb".split()
+)
+"""Extensions that make ``git checkout notes.txt`` read as a file rather than a branch. Without
+``--`` git takes a single word for a branch when one of that name exists, else for a path; the
+guard cannot see the refs, so only a word ending in a common file extension (and not a version
+such as ``v1.2``) is taken for a path."""
+
+
+def _looks_like_file(word: str) -> bool:
+    stem, dot, ext = word.rpartition(".")
+    return bool(dot and stem and not stem.endswith("/")) and ext.lower() in FILE_EXTENSIONS
 
 
 def _checkout_discard(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
     if short(rest, "f", "bB") or long(rest, "--force"):
         return True
-    return _broad(positionals(rest, CHECKOUT_VALUES))
+    if short(rest, "bB") or long(rest, "--orphan"):
+        return False  # creating a branch: git refuses paths with it
+    if long(rest, "--pathspec-from-file"):
+        return True
+    words = positionals(rest, CHECKOUT_VALUES)
+    if "--" in rest:
+        # git checkout [<tree-ish>] -- <paths>: every word after -- is a path
+        return len(rest) > rest.index("--") + 1
+    if len(words) >= 2:
+        return True  # git checkout <tree-ish> <paths>
+    return _broad(words) or any(_looks_like_file(w) for w in words)
 
 
 def _restore_worktree(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
@@ -153,7 +177,8 @@ def _restore_worktree(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
     )
     if staged_only:
         return False
-    return _broad(positionals(rest, {"-s", "--source", "--pathspec-from-file"}))
+    paths = positionals(rest, {"-s", "--source", "--pathspec-from-file"})
+    return bool(paths) or long(rest, "--pathspec-from-file")
 
 
 def _stash(verb: str) -> Check:
@@ -277,15 +302,15 @@ RULES = (
     ),
     _rule(
         "checkout-discard",
-        "git checkout -f or of a whole directory overwrites uncommitted changes",
-        "git stash, then check out; or check out single files you mean to revert",
+        "git checkout -f, or of paths (-- paths, a directory, a file), overwrites their uncommitted changes",
+        "git stash first, or git diff the paths to see what would be lost",
         False,
         "checkout",
         _checkout_discard,
     ),
     _rule(
         "restore-worktree",
-        "git restore of a whole directory throws away uncommitted changes in the work tree",
+        "git restore (without --staged alone) throws away uncommitted changes of the paths in the work tree",
         "git restore --staged to unstage only, or git stash to keep the changes",
         False,
         "restore",

@@ -129,6 +129,16 @@ def _unpublish(command: Command) -> bool:
     return _paths(UNPUBLISH)(command) and not has_word(command.args, "--dry-run", "--undo")
 
 
+CONCOURSE_VALUES = frozenset({"-t", "--target", "-p", "--pipeline", "-n", "--team-name", "--team"})
+CONCOURSE_DESTROY = frozenset({"destroy-pipeline", "dp", "destroy-team", "dt"})
+"""Concourse ``fly`` subcommands (and their aliases) that delete a pipeline or a whole team
+with its build history. Fly.io's CLI is also called ``fly`` but has none of these words."""
+
+
+def _concourse_destroy(command: Command) -> bool:
+    return positionals(command.args, CONCOURSE_VALUES)[:1] in [(w,) for w in CONCOURSE_DESTROY]
+
+
 def _rule(
     name: str,
     reason: str,
@@ -196,6 +206,14 @@ RULES = (
         False,
         ("firebase",),
         _firestore_delete(False),
+    ),
+    _rule(
+        "ci-pipeline-destroy",
+        "fly destroy-pipeline / destroy-team deletes Concourse pipelines with their build history",
+        "fly pause-pipeline (or archive-pipeline) instead",
+        False,
+        ("fly",),
+        _concourse_destroy,
     ),
     _rule(
         "api-delete",
