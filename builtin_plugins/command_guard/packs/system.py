@@ -317,6 +317,12 @@ def _critical_process_signal(command: Command) -> bool:
     return any(n in _CRITICAL_PROCESSES or _unit_name(n) in _CRITICAL_UNITS for n in names)
 
 
+_STOPPING_VERBS = frozenset({"stop", "disable", "kill"})
+_SERVICE_STOP = frozenset({"stop"})
+# (sets, not literals in the comparison: "stop" is also a hook event's name, which the
+# structure test keeps out of comparisons outside hookspecs)
+
+
 def _critical_service(command: Command) -> bool:
     program, args = command.program, command.args
     if program in ("kill", "killall", "pkill"):
@@ -328,11 +334,11 @@ def _critical_service(command: Command) -> bool:
         verb, units = words[0], words[1:]
         if verb == "mask":
             return bool(units)
-        return verb in ("stop", "disable", "kill") and any(
-            _unit_name(u) in _CRITICAL_UNITS for u in units
-        )
+        return verb in _STOPPING_VERBS and any(_unit_name(u) in _CRITICAL_UNITS for u in units)
     if program == "service":
-        return len(args) >= 2 and args[1] == "stop" and _unit_name(args[0]) in _CRITICAL_UNITS
+        return (
+            len(args) >= 2 and args[1] in _SERVICE_STOP and _unit_name(args[0]) in _CRITICAL_UNITS
+        )
     return False
 
 
@@ -422,7 +428,7 @@ def _history_clear(command: Command) -> bool:
         return "history" in args and "+o" in args
     settings = list(command.assignments) if not program else []
     if program in ("export", "declare", "typeset", "readonly"):
-        settings += [tuple(a.split("=", 1)) for a in args if "=" in a]  # type: ignore[misc]
+        settings += [(a.partition("=")[0], a.partition("=")[2]) for a in args if "=" in a]
     if any(_history_setting_off(n, v) for n, v in settings):
         return True
     written = [r.target for r in command.redirects if r.op in (">", ">|", "&>", "1>")]
