@@ -138,6 +138,35 @@ def is_block_device(word: str) -> bool:
     return bool(_DEVICE.match(path))
 
 
+_PSEUDO_DEVICES = re.compile(
+    r"^/dev/(?:null|zero|full|random|urandom|stdout|stderr|stdin|tty|ptmx|console"
+    r"|(?:fd|shm|pts|mqueue|hugepages)(?:/.*)?)$"
+)
+
+
+def is_device(word: str) -> bool:
+    """``word`` is a device file that holds data: any ``/dev/...`` (``/dev/sdb``,
+    ``/dev/usb_drive``, ``/dev/dest_drive``) but the pseudo-devices (``/dev/null``,
+    ``/dev/zero``, ``/dev/urandom``, ``/dev/stdout``, ``/dev/tty``, ``/dev/fd/N``,
+    ``/dev/shm/...``, ``/dev/pts/N``). Wider than :func:`is_block_device`: for programs that
+    only ever write raw bytes to devices (``dd of=``)."""
+    path = normalize(word)
+    return path.startswith("/dev/") and len(path) > 5 and not _PSEUDO_DEVICES.match(path)
+
+
+_HISTORY_NAMES = re.compile(
+    r"^(?:\.bash_history|\.zsh_history|\.zhistory|\.history|\.sh_history|\.ksh_history"
+    r"|fish_history|\$\{?HISTFILE\}?)$"
+)
+
+
+def is_shell_history(word: str) -> bool:
+    """``word`` is a shell's history file (``~/.bash_history``, ``~/.zsh_history``,
+    ``~/.history``, fish's ``fish_history``, ``$HISTFILE``)."""
+    name = normalize(word).rstrip("/").rsplit("/", 1)[-1]
+    return bool(_HISTORY_NAMES.match(name))
+
+
 _PRIVATE_NAMES = re.compile(r"^id_[a-z0-9_]+$|^ssh_host_[a-z0-9]+_key$|^private-keys-v1\.d$")
 _SECRET_NAMES = re.compile(
     r"^\.env(?:\.(?!example$|sample$|template$|dist$|defaults?$)[\w.-]+)?$"
@@ -171,6 +200,8 @@ def secret_kind(word: str) -> str | None:
     if _SECRET_NAMES.search(name) or _SECRET_DIRS.search(path):
         return "secret"
     if path.startswith("/etc/ssl/private") or path == "/etc/sudoers":
+        return "secret"
+    if path.endswith("/secrets/kubernetes.io/serviceaccount/token"):
         return "secret"
     return None
 

@@ -37,6 +37,11 @@ class Rule:
     every command."""
     test: Callable[[Command], bool]
     """Whether this simple command is what the rule is about."""
+    line_test: Callable[[Command, Parsed], bool] | None = None
+    """For a rule that needs the rest of the line (a file downloaded by an earlier command and
+    run by this one): whether this simple command, read with the whole line, is what the rule is
+    about. When set, :meth:`Rulebook.judge` calls it instead of :attr:`test`; ``test`` is still
+    what a single command is judged by when no line is given."""
 
 
 @dataclass(frozen=True)
@@ -95,14 +100,25 @@ class Rulebook:
         command)."""
         return (*self.by_program.get(command.program, ()), *self.anywhere)
 
-    def findings(self, command: Command) -> list[Finding]:
-        """The rules one simple command breaks."""
-        return [Finding(rule, command) for rule in self.offered(command) if rule.test(command)]
+    def findings(self, command: Command, line: Parsed | None = None) -> list[Finding]:
+        """The rules one simple command breaks (``line``: the line it was read from, for the
+        rules that look at the rest of it)."""
+        return [
+            Finding(rule, command)
+            for rule in self.offered(command)
+            if _matches(rule, command, line)
+        ]
 
     def judge(self, line: str) -> Verdict:
         """Every rule the line's simple commands break."""
         parsed = parse(line)
-        found = [f for command in parsed.commands for f in self.findings(command)]
+        found = [f for command in parsed.commands for f in self.findings(command, parsed)]
         if parsed.error is not None and self.unparseable:
             found.insert(0, Finding(UNPARSEABLE, Command(program="", text=line)))
         return Verdict(parsed, tuple(found))
+
+
+def _matches(rule: Rule, command: Command, line: Parsed | None) -> bool:
+    if rule.line_test is not None and line is not None:
+        return rule.line_test(command, line)
+    return rule.test(command)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from hermes_hooks.shell_syntax import Command
 
 from ..flags import read_flags
-from ..paths import is_block_device, is_dynamic
+from ..paths import is_block_device, is_device, is_dynamic, normalize
 from ..rules import ANY, Pack, Rule
 
 _FILESYSTEMS = (
@@ -89,7 +89,27 @@ def _mkfs(command: Command) -> bool:
 
 
 def _dd_device(command: Command) -> bool:
-    return any(a.startswith("of=") and is_block_device(a[3:]) for a in command.args)
+    # dd writes raw bytes: any /dev file but the pseudo-devices (/dev/null, /dev/stdout, ...)
+    return any(a.startswith("of=") and is_device(a[3:]) for a in command.args)
+
+
+_MKSWAP_VALUES = (
+    *("-L", "--label", "-U", "--uuid", "-p", "--pagesize", "-e", "--endianness"),
+    *("-o", "--offset", "-s", "--size", "--lock"),
+)
+
+
+def _mkswap_file(command: Command) -> bool:
+    """mkswap over a regular file: its content is gone. A file named for swap (``/swapfile``,
+    ``swap.img``) is the ordinary use; a device is :func:`_mkfs`'s."""
+    flags = read_flags(command.args, takes_value=_MKSWAP_VALUES)
+    if flags.has("-h", "--help", "-V", "--version"):
+        return False
+    files = [o for o in flags.operands if not o.isdigit()]
+    return any(
+        not _device_like(f) and "swap" not in normalize(f).rsplit("/", 1)[-1].lower()
+        for f in files[:1]
+    )
 
 
 _WRITES = (">", ">>", ">|", "&>", "&>>", "1>", "2>", "1>>")
@@ -284,6 +304,14 @@ RULES = (
         catastrophic=True,
         programs=("dd", "dcfldd", "dc3dd"),
         test=_dd_device,
+    ),
+    Rule(
+        id="disks.mkswap-file",
+        reason="mkswap overwrites the start of the file with a swap signature",
+        alternative="create a new swap file (fallocate -l 1G /swapfile) and mkswap that",
+        catastrophic=False,
+        programs=("mkswap",),
+        test=_mkswap_file,
     ),
     Rule(
         id="disks.write-device",

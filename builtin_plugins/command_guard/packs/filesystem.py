@@ -152,6 +152,12 @@ _SHRED_VALUES = {
 }
 
 
+_SRM_DESTROYING = (
+    *("-s", "--simple", "-m", "--medium", "-d", "--dod", "-D", "--doe", "-E", "--openbsd"),
+    *("-C", "--rcmp", "-G", "--gutmann", "-P", "-r", "-R", "--recursive"),
+)
+
+
 def _shred_flags(command: Command) -> Flags:
     return read_flags(command.args, takes_value=_SHRED_VALUES.get(command.program, ()))
 
@@ -162,13 +168,18 @@ def _shred_device(command: Command) -> bool:
 
 
 def _shred(command: Command) -> bool:
+    """Any file erased beyond recovery, outside the temporary directories."""
     flags = _shred_flags(command)
+    if flags.has("--help", "--version") or (command.program == "srm" and flags.has("-V")):
+        return False
     if any(is_block_device(w) or is_critical(w) for w in flags.operands):
         return False  # shred-device
-    recursive = flags.has("-r", "-R", "--recursive") and command.program != "shred"
-    if recursive and any(place(w) != TEMP for w in flags.operands):
-        return True
-    return any(_EVERYTHING_HERE.match(w) for w in flags.operands)
+    outside = [w for w in flags.operands if place(w) != TEMP]
+    if command.program != "srm" or any(_EVERYTHING_HERE.match(w) for w in outside):
+        return bool(outside)
+    # srm is also "secure rm": one named file with its default pass is rm's case (which
+    # passes); a chosen overwrite mode or a recursive erase is a decision to destroy
+    return bool(outside) and flags.has(*_SRM_DESTROYING)
 
 
 def _shrinks(size: str) -> bool:
@@ -208,6 +219,8 @@ def _written_files(command: Command, *, append: bool) -> list[str]:
     elif not append and command.program == "truncate":
         flags = read_flags(command.args, takes_value=("-s", "--size", "-r", "--reference"))
         files.extend(flags.operands)
+    elif not append and command.program in ("dd", "dcfldd", "dc3dd"):
+        files.extend(a[3:] for a in command.args if a.startswith("of="))
     elif not append and command.program == "cp":
         operands = read_flags(command.args, takes_value=("-t", "-S", "--suffix")).operands
         if len(operands) == 2 and normalize(operands[0]) == "/dev/null":
@@ -284,7 +297,12 @@ def _rsync_delete(command: Command) -> bool:
         return False
     destination = flags.operands[-1]
     remote = remote_path(destination)
-    return is_critical(remote if remote is not None else destination)
+    if is_critical(remote if remote is not None else destination):
+        return True
+    # a local directory mirrored from a remote one: what goes depends on a listing the line
+    # does not show
+    from_remote = any(remote_path(s) is not None for s in flags.operands[:-1])
+    return remote is None and from_remote and place(destination) != TEMP
 
 
 RULES = (
@@ -378,8 +396,8 @@ RULES = (
     ),
     Rule(
         id="filesystem.shred",
-        reason="securely erases a whole directory tree: nothing can be recovered",
-        alternative="shred the specific files you mean",
+        reason="securely erases files (or a whole tree): nothing can be recovered",
+        alternative="delete with rm (recoverable from backups), or move the file aside first",
         catastrophic=False,
         programs=("shred", "srm", "wipe", "scrub"),
         test=_shred,
@@ -426,7 +444,8 @@ RULES = (
     ),
     Rule(
         id="filesystem.rsync-delete",
-        reason="rsync --delete into /, a home or a system directory removes what the source lacks",
+        reason="rsync --delete into /, a home, a system directory, or from a remote into a local "
+        "one, removes what the source lacks",
         alternative="sync into a dedicated subdirectory, or run with --dry-run first",
         catastrophic=False,
         programs=("rsync",),

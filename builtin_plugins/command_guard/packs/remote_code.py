@@ -10,11 +10,15 @@ argument. A pipe from a download into a program that reads data (``curl URL | jq
 
 from __future__ import annotations
 
+import posixpath
 import re
 
-from hermes_hooks.shell_syntax import Command
+from hermes_hooks.shell_syntax import Command, Parsed
 
+from ..flags import read_flags
+from ..paths import normalize
 from ..rules import ANY, Pack, Rule
+from .exfiltration import CURL_VALUES
 
 DOWNLOADERS = frozenset(
     "curl wget wget2 fetch aria2c axel http https httpie xh lwp-request GET lynx links w3m"
@@ -135,6 +139,109 @@ def _inline_fetch_execute(command: Command) -> bool:
     return bool(_FETCH.search(code)) and bool(_EXECUTE.search(code))
 
 
+_DECODERS = {
+    "base64": ("-d", "--decode", "-D"),
+    "base32": ("-d", "--decode"),
+    "basenc": ("-d", "--decode"),
+    "xxd": ("-r", "--revert"),
+    "openssl": ("-d",),
+    "gpg": ("-d", "--decrypt"),
+    "uudecode": (),
+    "gunzip": (),
+    "zcat": (),
+    "bunzip2": (),
+    "xz": ("-d", "--decompress"),
+    "gzip": ("-d", "--decompress"),
+    "rev": (),
+}
+
+
+def _unknown_content(stage: Command) -> bool:
+    """A pipeline stage whose output cannot be read from the line: a program named by a
+    variable, a decoder or decompressor, or ``echo``/``printf`` of an expansion."""
+    if stage.dynamic:
+        return True
+    if stage.program in _DECODERS:
+        options = _DECODERS[stage.program]
+        if not options:
+            return True
+        given = read_flags(stage.args)
+        return given.has(*options) or any(o in stage.args for o in options)
+    if stage.program in ("echo", "printf"):
+        return any("$" in a or "`" in a for a in stage.args)
+    return False
+
+
+def _decoded_to_shell(command: Command) -> bool:
+    if command.program not in SHELLS and command.program not in INTERPRETERS:
+        return False
+    if any(_downloads(u) for u in command.upstream):
+        return False  # pipe-to-shell
+    return any(_unknown_content(u) for u in command.upstream) and _reads_script_from_input(command)
+
+
+def _saved_files(command: Command) -> list[str]:
+    """The files a download writes (``curl -o F``, ``curl -O URL``, ``wget URL``,
+    ``wget -O F``, ``curl URL > F``), by base name."""
+    names = [r.target for r in command.redirects if r.op in (">", ">>", ">|", "&>")]
+    program = command.program
+    if program == "curl":
+        flags = read_flags(command.args, takes_value=CURL_VALUES)
+        names += list(flags.all_values("-o", "--output"))
+        if flags.has("-O", "--remote-name", "--remote-name-all"):
+            names += [_url_name(u) for u in flags.operands if "://" in u]
+    elif program in ("wget", "wget2"):
+        flags = read_flags(
+            command.args,
+            takes_value=("-O", "--output-document", "-P", "--directory-prefix", "-o", "-a"),
+        )
+        named = flags.all_values("-O", "--output-document")
+        names += list(named) or [_url_name(u) for u in flags.operands if "://" in u]
+    elif program in ("aria2c", "axel", "fetch"):
+        flags = read_flags(command.args, takes_value=("-o", "--out", "-d", "--dir"))
+        named = flags.all_values("-o", "--out")
+        names += list(named) or [_url_name(u) for u in flags.operands if "://" in u]
+    return [posixpath.basename(normalize(n)) for n in names if n and n != "-"]
+
+
+def _url_name(url: str) -> str:
+    path = url.split("://", 1)[-1].split("?", 1)[0].split("#", 1)[0]
+    return path.rsplit("/", 1)[-1] if "/" in path else ""
+
+
+def _script_run(command: Command) -> str | None:
+    """The script file this command runs: ``bash F``, ``sh F``, ``source F``, ``python F``,
+    ``./F`` (by base name)."""
+    if command.program in ("source", "."):
+        return posixpath.basename(command.args[0]) if command.args else None
+    if command.program in SHELLS or command.program in INTERPRETERS:
+        if _code_argument(command) and any(a.startswith("-") for a in command.args):
+            return None  # bash -c CODE
+        for arg in command.args:
+            if arg == "--":
+                continue
+            if not arg.startswith(("-", "+")):
+                return posixpath.basename(normalize(arg))
+            if arg in _CODE_OPTIONS:
+                return None
+        return None
+    if "/" in command.path and not command.dynamic:
+        return posixpath.basename(command.path)
+    return None
+
+
+def _run_downloaded_file(command: Command, line: Parsed) -> bool:
+    script = _script_run(command)
+    if not script:
+        return False
+    earlier = []
+    for other in line.commands:
+        if other is command:
+            break
+        earlier.append(other)
+    return any(_downloads(o) and script in _saved_files(o) for o in earlier)
+
+
 RULES = (
     Rule(
         id="remote_code.pipe-to-shell",
@@ -143,6 +250,23 @@ RULES = (
         catastrophic=False,
         programs=tuple(sorted(SHELLS | INTERPRETERS)),
         test=_pipe_to_shell,
+    ),
+    Rule(
+        id="remote_code.decoded-to-shell",
+        reason="runs text the line does not show (a variable, a decoded or unpacked blob) as code",
+        alternative="decode it to a file, read it, then run the file",
+        catastrophic=False,
+        programs=tuple(sorted(SHELLS | INTERPRETERS)),
+        test=_decoded_to_shell,
+    ),
+    Rule(
+        id="remote_code.run-downloaded-file",
+        reason="runs a script downloaded earlier on the same line, before anyone read it",
+        alternative="download it, read it (or check its checksum), then run it as a separate step",
+        catastrophic=False,
+        programs=(ANY,),
+        test=lambda command: False,
+        line_test=_run_downloaded_file,
     ),
     Rule(
         id="remote_code.source-download",

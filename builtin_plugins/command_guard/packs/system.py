@@ -13,7 +13,16 @@ import re
 from hermes_hooks.shell_syntax import Command
 
 from ..flags import read_flags
-from ..paths import HOME, ROOT, SYSTEM, TEMP, is_critical_file, normalize, place
+from ..paths import (
+    HOME,
+    ROOT,
+    SYSTEM,
+    TEMP,
+    is_critical_file,
+    is_shell_history,
+    normalize,
+    place,
+)
 from ..rules import ANY, Pack, Rule
 
 
@@ -193,13 +202,43 @@ def _account_lock(command: Command) -> bool:
     return False
 
 
+_PASSWD_VALUES = (
+    *("-n", "--mindays", "-x", "--maxdays", "-w", "--warndays", "-i", "--inactive"),
+    *("-r", "--repository", "-R", "--root", "-P", "--prefix"),
+)
+
+
+def _password_change(command: Command) -> bool:
+    """Another user's password set: ``passwd USER`` (as root, no old password asked),
+    ``chpasswd``, ``usermod -p``. A plain ``passwd`` is the user's own, asked interactively."""
+    program, args = command.program, command.args
+    if _help(args):
+        return False
+    if program == "passwd":
+        flags = read_flags(args, takes_value=_PASSWD_VALUES)
+        if flags.has("-S", "--status", "-d", "--delete", "-l", "--lock", "-e", "--expire"):
+            return False  # status is read-only; the others are account-lock's
+        return bool(flags.operands) or flags.has("--stdin")
+    if program in ("chpasswd", "chgpasswd"):
+        return True
+    if program == "usermod":
+        return read_flags(args, takes_value=("-p", "--password")).has("-p", "--password")
+    if program == "dscl":
+        return "-passwd" in args
+    if program == "sysadminctl":
+        return "-resetPasswordFor" in args
+    return False
+
+
 def _scheduled_jobs(command: Command) -> bool:
     program, args = command.program, command.args
     if program == "crontab":
         flags = read_flags(args, takes_value=("-u",))
-        return flags.has("-r", "--remove") or (
-            bool(flags.operands) and normalize(flags.operands[0]) == "/dev/null"
-        )
+        if flags.has("-r", "--remove"):
+            return True
+        if flags.has("-l", "-e", "-V", "-T", "--help", "--version"):
+            return False
+        return bool(flags.operands)  # crontab FILE (or -): replaces the whole crontab
     if program == "atrm":
         return bool(args) and not _help(args)
     if program == "at":
@@ -221,8 +260,73 @@ def _unit_name(word: str) -> str:
     return name
 
 
+_CRITICAL_PROCESSES = frozenset(
+    "sshd cron crond anacron atd systemd-journald journald rsyslogd rsyslog syslogd syslog-ng"
+    " auditd NetworkManager systemd-networkd systemd-resolved systemd-logind systemd-udevd"
+    " dbus-daemon dbus-broker firewalld wpa_supplicant polkitd launchd configd mDNSResponder"
+    " syslogd".split()
+)
+_HARMLESS_SIGNALS = frozenset(
+    "HUP 1 USR1 10 30 USR2 12 31 0 CONT 18 19 25 WINCH 28 INFO 29 ZERO".split()
+)
+"""Signals that reload, report or resume (``kill -HUP`` rereads a configuration)."""
+_PID_LOOKUP = re.compile(
+    r"(?:\$\(|`)\s*(?:pgrep|pidof)\s+(?:-\S+\s+)*['\"]?\^?([\w.@-]+?)\$?['\"]?\s*(?:\)|`)"
+    r"|(?:\$\(|`)\s*cat\s+/(?:var/)?run/([\w.-]+?)(?:/[\w.-]+)?\.pid\s*(?:\)|`)"
+)
+
+
+def _signal_name(value: str) -> str:
+    name = value.upper().removeprefix("-")
+    return name.removeprefix("SIG") if name.startswith("SIG") else name
+
+
+def _signal_and_targets(command: Command) -> tuple[str, list[str]]:
+    """(signal, the process names targeted) of kill/killall/pkill."""
+    args = list(command.args)
+    signal = "TERM"
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in ("-s", "--signal", "-n") and i + 1 < len(args):
+            signal = _signal_name(args[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--signal="):
+            signal = _signal_name(arg.partition("=")[2])
+        elif arg.startswith("-") and len(arg) > 1 and (arg[1:].isdigit() or arg[1:].isupper()):
+            signal = _signal_name(arg)
+        elif command.program in ("killall", "pkill") and arg in (
+            *("-u", "--user", "-U", "-g", "-G", "-P", "-t", "-o", "-y", "--older-than"),
+            "--younger-than",
+        ):
+            i += 1
+        elif command.program == "kill":
+            names += [m.group(1) or m.group(2) for m in _PID_LOOKUP.finditer(arg)]
+        elif not arg.startswith("-"):
+            names.append(arg.strip("^$'\""))
+        i += 1
+    return signal, names
+
+
+def _critical_process_signal(command: Command) -> bool:
+    signal, names = _signal_and_targets(command)
+    if signal in _HARMLESS_SIGNALS or any(a in ("-l", "-L", "--list") for a in command.args):
+        return False
+    return any(n in _CRITICAL_PROCESSES or _unit_name(n) in _CRITICAL_UNITS for n in names)
+
+
+_STOPPING_VERBS = frozenset({"stop", "disable", "kill"})
+_SERVICE_STOP = frozenset({"stop"})
+# (sets, not literals in the comparison: "stop" is also a hook event's name, which the
+# structure test keeps out of comparisons outside hookspecs)
+
+
 def _critical_service(command: Command) -> bool:
     program, args = command.program, command.args
+    if program in ("kill", "killall", "pkill"):
+        return _critical_process_signal(command)
     if program == "systemctl":
         words = read_flags(args, takes_value=("-H", "--host", "-M", "--machine", "-s")).operands
         if not words:
@@ -230,11 +334,11 @@ def _critical_service(command: Command) -> bool:
         verb, units = words[0], words[1:]
         if verb == "mask":
             return bool(units)
-        return verb in ("stop", "disable", "kill") and any(
-            _unit_name(u) in _CRITICAL_UNITS for u in units
-        )
+        return verb in _STOPPING_VERBS and any(_unit_name(u) in _CRITICAL_UNITS for u in units)
     if program == "service":
-        return len(args) >= 2 and args[1] == "stop" and _unit_name(args[0]) in _CRITICAL_UNITS
+        return (
+            len(args) >= 2 and args[1] in _SERVICE_STOP and _unit_name(args[0]) in _CRITICAL_UNITS
+        )
     return False
 
 
@@ -290,10 +394,55 @@ def _security_off(command: Command) -> bool:
     return False
 
 
+def _backups_off(command: Command) -> bool:
+    program, args = command.program, command.args
+    words = [a.lower() for a in args if not a.startswith("-")]
+    if program == "tmutil":
+        return bool(words) and words[0] in (
+            *("disable", "disablelocal", "delete", "deletelocalsnapshots", "thinlocalsnapshots"),
+            *("removedestination", "deleteinprogress"),
+        )
+    if program in ("vssadmin", "vssadmin.exe"):
+        return words[:2] in (["delete", "shadows"], ["resize", "shadowstorage"])
+    if program in ("wbadmin", "wbadmin.exe"):
+        return bool(words) and words[0] == "delete"
+    return False
+
+
+_HISTORY_VARIABLES = ("HISTFILE", "HISTSIZE", "HISTFILESIZE", "SAVEHIST")
+
+
+def _history_setting_off(name: str, value: str) -> bool:
+    if name == "HISTFILE":
+        return normalize(value) == "/dev/null" or value == ""
+    return name in _HISTORY_VARIABLES and value in ("0", "")
+
+
 def _history_clear(command: Command) -> bool:
-    if command.program == "history":
-        return read_flags(command.args, takes_value=("-d",)).has("-c")
-    return command.program == "unset" and "HISTFILE" in command.args
+    program, args = command.program, command.args
+    if program == "history":
+        return read_flags(args, takes_value=("-d",)).has("-c")
+    if program == "unset":
+        return "HISTFILE" in args
+    if program == "set":
+        return "history" in args and "+o" in args
+    settings = list(command.assignments) if not program else []
+    if program in ("export", "declare", "typeset", "readonly"):
+        settings += [(a.partition("=")[0], a.partition("=")[2]) for a in args if "=" in a]
+    if any(_history_setting_off(n, v) for n, v in settings):
+        return True
+    written = [r.target for r in command.redirects if r.op in (">", ">|", "&>", "1>")]
+    if program in ("rm", "unlink", "shred", "srm", "wipe", "truncate", "tee"):
+        written += read_flags(args, takes_value=("-s", "--size", "-n")).operands
+    elif program == "ln":
+        operands = read_flags(args, takes_value=("-t", "-S", "--suffix")).operands
+        written += operands[-1:] if len(operands) == 2 else []
+    elif program in ("cp", "mv"):
+        operands = read_flags(args, takes_value=("-t", "-S", "--suffix")).operands
+        written += operands[-1:] if len(operands) >= 2 else []
+    elif program == "dd":
+        written += [a[3:] for a in args if a.startswith("of=")]
+    return any(is_shell_history(w) for w in written)
 
 
 def _module_remove(command: Command) -> bool:
@@ -388,8 +537,16 @@ RULES = (
         test=_account_lock,
     ),
     Rule(
+        id="system.password-change",
+        reason="sets another user's password (as root no old password is asked)",
+        alternative="let the user change their own password, by hand",
+        catastrophic=False,
+        programs=("passwd", "chpasswd", "chgpasswd", "usermod", "dscl", "sysadminctl"),
+        test=_password_change,
+    ),
+    Rule(
         id="system.scheduled-jobs",
-        reason="deletes the user's crontab or queued at jobs without a copy",
+        reason="deletes or replaces the user's crontab, or deletes queued at jobs, without a copy",
         alternative="save them first (crontab -l > crontab.bak) and edit with crontab -e",
         catastrophic=False,
         programs=("crontab", "atrm", "at"),
@@ -397,10 +554,11 @@ RULES = (
     ),
     Rule(
         id="system.critical-service",
-        reason="stops, disables or masks a service the machine needs (ssh, network, logging)",
+        reason="stops, disables, masks or kills a service the machine needs (ssh, network, "
+        "logging, cron)",
         alternative="restart it instead (systemctl restart), or ask first",
         catastrophic=False,
-        programs=("systemctl", "service"),
+        programs=("systemctl", "service", "kill", "killall", "pkill"),
         test=_critical_service,
     ),
     Rule(
@@ -437,11 +595,19 @@ RULES = (
         test=_security_off,
     ),
     Rule(
+        id="system.backups-off",
+        reason="turns off or deletes the machine's backups (Time Machine, shadow copies)",
+        alternative="leave backups on; exclude the one path with tmutil addexclusion",
+        catastrophic=False,
+        programs=("tmutil", "vssadmin", "vssadmin.exe", "wbadmin", "wbadmin.exe"),
+        test=_backups_off,
+    ),
+    Rule(
         id="system.history-clear",
-        reason="erases the shell history, the record of what was run",
+        reason="erases the shell history (or stops it being kept), the record of what was run",
         alternative="leave the history; remove a single leaked line with history -d N",
         catastrophic=False,
-        programs=("history", "unset"),
+        programs=(ANY,),
         test=_history_clear,
     ),
     Rule(
