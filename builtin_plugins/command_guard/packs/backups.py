@@ -10,9 +10,11 @@ blocks: it is the last copy of the data it was made to keep. Dry runs and help n
 
 from __future__ import annotations
 
+from functools import partial
+
 from hermes_hooks.shell_syntax import Command
 
-from ..rules import Pack, Rule
+from ..rules import Pack
 from ._cli import Test, long, make_rule, positionals, short, values
 
 RESTIC_VALUES = frozenset(
@@ -120,15 +122,8 @@ def _any(*tests: Test) -> Test:
     return test
 
 
-def _rule(
-    name: str,
-    reason: str,
-    alternative: str,
-    catastrophic: bool,
-    programs: tuple[str, ...],
-    test: Test,
-) -> Rule:
-    return make_rule("backups", name, reason, alternative, catastrophic, programs, test)
+#: A rule of this pack: ``_rule(name, reason, alternative, catastrophic, programs, test)``.
+_rule = partial(make_rule, "backups")
 
 
 RULES = (

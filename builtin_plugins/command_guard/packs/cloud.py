@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
+from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
-from ..rules import Pack, Rule
+from ..rules import Pack
 from ._cli import Test, has_word, long, make_rule, positionals, short
 
 TERRAFORM = ("terraform", "tofu", "terragrunt")
@@ -287,15 +288,8 @@ def _cli_delete(command: Command) -> bool:
     return _verb_at(words) >= 0
 
 
-def _rule(
-    name: str,
-    reason: str,
-    alternative: str,
-    catastrophic: bool,
-    programs: tuple[str, ...],
-    test: Test,
-) -> Rule:
-    return make_rule("cloud", name, reason, alternative, catastrophic, programs, test)
+#: A rule of this pack: ``_rule(name, reason, alternative, catastrophic, programs, test)``.
+_rule = partial(make_rule, "cloud")
 
 
 RULES = (

@@ -11,10 +11,11 @@ flagged here on purpose.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
-from ..rules import Pack, Rule
+from ..rules import Pack
 from ._cli import Test, long, make_rule, positionals, short, values
 
 ENGINES = ("docker", "podman", "nerdctl")
@@ -259,15 +260,8 @@ def _local_cluster(command: Command) -> bool:
     return any(words[: len(p)] == p for p in LOCAL_CLUSTERS.get(command.program, ()))
 
 
-def _rule(
-    name: str,
-    reason: str,
-    alternative: str,
-    catastrophic: bool,
-    programs: tuple[str, ...],
-    test: Test,
-) -> Rule:
-    return make_rule("containers", name, reason, alternative, catastrophic, programs, test)
+#: A rule of this pack: ``_rule(name, reason, alternative, catastrophic, programs, test)``.
+_rule = partial(make_rule, "containers")
 
 
 RULES = (

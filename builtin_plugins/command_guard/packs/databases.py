@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
-from ..rules import Pack, Rule
+from ..rules import Pack
 from ._cli import Test, long, make_rule, positionals, short, values
 
 SQL_OPTIONS: dict[str, tuple[str, ...]] = {
@@ -187,15 +188,8 @@ def _restore_drop(command: Command) -> bool:
     return long(command.args, "--drop")
 
 
-def _rule(
-    name: str,
-    reason: str,
-    alternative: str,
-    catastrophic: bool,
-    programs: tuple[str, ...],
-    test: Test,
-) -> Rule:
-    return make_rule("databases", name, reason, alternative, catastrophic, programs, test)
+#: A rule of this pack: ``_rule(name, reason, alternative, catastrophic, programs, test)``.
+_rule = partial(make_rule, "databases")
 
 
 SQL_CLIENTS = tuple(SQL_OPTIONS)

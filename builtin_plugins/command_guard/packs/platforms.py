@@ -7,9 +7,11 @@ secrets, deployments, or unpublishing a package version asks; so does a raw ``DE
 
 from __future__ import annotations
 
+from functools import partial
+
 from hermes_hooks.shell_syntax import Command
 
-from ..rules import Pack, Rule
+from ..rules import Pack
 from ._cli import Test, has_word, long, make_rule, positionals, values
 
 VALUE_OPTIONS = frozenset(
@@ -139,15 +141,8 @@ def _concourse_destroy(command: Command) -> bool:
     return positionals(command.args, CONCOURSE_VALUES)[:1] in [(w,) for w in CONCOURSE_DESTROY]
 
 
-def _rule(
-    name: str,
-    reason: str,
-    alternative: str,
-    catastrophic: bool,
-    programs: tuple[str, ...],
-    test: Test,
-) -> Rule:
-    return make_rule("platforms", name, reason, alternative, catastrophic, programs, test)
+#: A rule of this pack: ``_rule(name, reason, alternative, catastrophic, programs, test)``.
+_rule = partial(make_rule, "platforms")
 
 
 RULES = (
