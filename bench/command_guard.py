@@ -1,6 +1,7 @@
-"""What ``command_guard`` costs per command line and what it catches, over the two command
-corpora (tests/data/command_corpus: dcg's, and the public one), beside Hermes Agent 0.19's own
-``tools.approval.detect_dangerous_command`` and ``dangerous_patterns`` with every shipped group on.
+"""What ``command_guard`` costs per command line and what it catches, over the three command
+corpora (tests/data/command_corpus: dcg's, the public one, and the held-out one), beside Hermes
+Agent 0.19's own ``tools.approval.detect_dangerous_command`` and ``dangerous_patterns`` with every
+shipped group on.
 
 Usage: ``python bench/command_guard.py [--quick] [--write] [--no-hermes]``. Like
 ``bench/hermes.py`` it re-runs itself in the bench venv (``.bench-venv/``: hermes-agent==0.19.0
@@ -30,7 +31,7 @@ from typing import Any
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 CORPUS = ROOT / "tests" / "data" / "command_corpus"
-CORPORA = {"dcg": CORPUS / "dcg", "public": CORPUS / "public"}
+CORPORA = {"dcg": CORPUS / "dcg", "public": CORPUS / "public", "heldout": CORPUS / "heldout"}
 
 sys.path.insert(0, str(BENCH))
 from dispatch import write_section  # noqa: E402
