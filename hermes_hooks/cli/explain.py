@@ -74,7 +74,7 @@ def explain_cmd(state: State, line: str | None, as_json: bool, list_rules: bool)
         click.echo(json.dumps({**explained, "configured": bool(options)}, indent=2))
         return
     if not options:
-        echo(f"command_guard is not switched on in {hooks.config_path or 'the config'}; "
+        echo(f"command_guard is not switched on in {hooks.config_path or hooks.home / 'config.yaml'}; "
              "showing every pack (`command_guard: true`).")  # fmt: skip
     echo(f"{line}")
     show(explained)
