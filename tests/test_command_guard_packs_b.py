@@ -454,6 +454,11 @@ CASES: list[tuple[str, str, str]] = [
     ("cloud.cli-delete", "doctl a d app_id", "doctl a lsd app_id"),
     ("cloud.cli-delete", "doctl compute droplet rm 123", "doctl compute droplet list"),
     ("cloud.cli-delete", "doctl -t tok compute droplet d web", "doctl -t d compute droplet list"),
+    # doctl's `d` is `databases` as the first word, `droplet` after `compute`, `delete` after that
+    ("cloud.cli-delete", "doctl d d my-cluster-id", "doctl d get my-cluster-id"),
+    ("cloud.cli-delete", "doctl databases rm my-cluster-id", "doctl d c my-new-cluster"),
+    ("cloud.cli-delete", "doctl compute d d web-1", "doctl compute d ls"),
+    ("cloud.cli-delete", "doctl k c d staging", "doctl k c ls"),
     (
         "platforms.ci-pipeline-destroy",
         "fly -t target_name destroy-pipeline -p pipeline_name",
