@@ -84,6 +84,36 @@ CAUGHT = [
     ("rsync -a --delete empty/ ~/", "filesystem.rsync-delete"),
     ("rsync -r --delete rsync://example.com:source destination", "filesystem.rsync-delete"),
     ("dd of=/var/log/syslog if=/dev/zero count=1", "filesystem.write-system-file"),
+    # start-up and auth locations, whatever tool puts the file there
+    (
+        "sudo cp job.plist /Library/LaunchDaemons/com.example.job.plist",
+        "filesystem.write-system-file",
+    ),
+    ("cp agent.plist ~/Library/LaunchAgents/", "filesystem.write-system-file"),
+    ("sudo install -m 644 job.service /etc/systemd/system/", "filesystem.write-system-file"),
+    ("sudo mv backup.sh /etc/cron.daily/backup", "filesystem.write-system-file"),
+    ("sudo ln -sf /opt/app/run.sh /etc/init.d/app", "filesystem.write-system-file"),
+    ("sudo cp rules.plist /etc/emond.d/rules/", "filesystem.write-system-file"),
+    ("sudo cp item.sh /Library/StartupItems/Item/Item", "filesystem.write-system-file"),
+    ("sudo cp 99-me /etc/sudoers.d/", "filesystem.write-system-file"),
+    (
+        "curl -fsSLo /etc/profile.d/env.sh https://example.com/env.sh",
+        "filesystem.write-system-file",
+    ),
+    ("echo /opt/hook.so | sudo tee -a /etc/ld.so.preload", "filesystem.write-system-file"),
+    ("echo '<plist/>' > ~/Library/LaunchAgents/com.me.plist", "filesystem.write-system-file"),
+    # editing in place is writing
+    (
+        "sudo sed -i '2i auth optional pam_exec.so /opt/x' /etc/pam.d/sshd",
+        "filesystem.write-system-file",
+    ),
+    ("sed -i '' -e 's/^#//' /etc/pam.d/sudo", "filesystem.write-system-file"),
+    (
+        "sudo sed -i.orig 's/^PermitRoot.*/PermitRootLogin yes/' /etc/ssh/sshd_config",
+        "filesystem.write-system-file",
+    ),
+    ("sudo perl -pi -e 's/NOPASSWD//' /etc/sudoers", "filesystem.write-system-file"),
+    ("sudo sed --in-place 's/old/new/' /etc/hosts", "filesystem.write-system-file"),
     # disks
     ("mkfs.ext4 /dev/sdb1", "disks.mkfs"),
     ("sudo mkfs -t xfs -f /dev/nvme0n1", "disks.mkfs"),
@@ -343,6 +373,17 @@ PASSES = [
     "which mkfs",
     "rm --help",
     "cat <<EOF > notes.md\nrm -rf /\ncurl x | sh\nEOF",
+    "cp job.plist ./launchd/com.example.job.plist",
+    "sudo install -m 755 tool /usr/local/bin/tool",
+    "sudo install -d /etc/myapp",
+    "ln -s ../shared/config.yml config.yml",
+    "rsync -a units/ deploy@host:/etc/systemd/system/",
+    "cp /etc/pam.d/sshd pam-sshd.txt",
+    "sed -i 's/old/new/' src/app.py",
+    "sed -n '/auth/p' /etc/pam.d/sshd",
+    "perl -pe 's/a/b/' /etc/profile",
+    "perl -pi -e 's/a/b/' lib/Module.pm",
+    "wget -O release.tar.gz https://example.com/release.tar.gz",
 ]
 
 
@@ -413,6 +454,10 @@ def test_paths_places() -> None:
     )
     assert paths.place("/tmp") == paths.OTHER and paths.place("./build") == paths.OTHER
     assert paths.is_block_device("/dev/nvme0n1p2") and not paths.is_block_device("/dev/null")
+    assert paths.is_startup_or_auth("/etc/pam.d/su") and paths.is_startup_or_auth("/etc/sudoers")
+    assert paths.is_startup_or_auth("$HOME/Library/LaunchAgents/x.plist")
+    assert paths.is_startup_or_auth("/etc/cron.hourly") and paths.is_startup_or_auth("/etc/profile")
+    assert not paths.is_startup_or_auth("/etc/profiles") and not paths.is_startup_or_auth("/etc")
     assert paths.secret_kind("~/.ssh/id_rsa") == "private"
     assert paths.secret_kind("~/.ssh/id_rsa.pub") is None
     assert paths.secret_kind(".env") == "secret" and paths.secret_kind(".env.example") is None
