@@ -274,6 +274,19 @@ CAUGHT = [
         "python3 -c \"import os,glob; [os.remove(f) for f in glob.glob('*')]\"",
         "interpreters.delete-unknown",
     ),
+    # exfiltration: credential dumping
+    ("zip -r /tmp/kc.zip ~/Library/Keychains", "exfiltration.credential-dump"),
+    ("cp /Users/al/Library/Keychains/login.keychain-db .", "exfiltration.credential-dump"),
+    ("security dump-keychain -d", "exfiltration.credential-dump"),
+    ("security find-internet-password -s example.com -g", "exfiltration.credential-dump"),
+    ("tar cf keys.tar ~/.local/share/keyrings", "exfiltration.credential-dump"),
+    ("cp ~/.config/chromium/Default/'Login Data' ld.db", "exfiltration.credential-dump"),
+    ("sudo cat /proc/812/mem > heap.bin", "exfiltration.credential-dump"),
+    ("dd if=/proc/$pid/mem of=out.bin bs=4096 skip=1", "exfiltration.credential-dump"),
+    ("sudo gcore -o /tmp/core 812", "exfiltration.credential-dump"),
+    ("gdb -p 812 -batch -ex 'dump memory heap.bin 0x1000 0x2000'", "exfiltration.credential-dump"),
+    ("sudo ./mimipenguin.sh", "exfiltration.credential-dump"),
+    ("sudo python3 tools/lazagne.py all", "exfiltration.credential-dump"),
     ("python3 -c \"open('/etc/passwd', 'w').write('')\"", "interpreters.overwrite-system"),
     ("python3 - <<EOF\nopen('/dev/sda', 'wb').write(b'0')\nEOF", "interpreters.overwrite-system"),
 ]
@@ -384,6 +397,12 @@ PASSES = [
     "perl -pe 's/a/b/' /etc/profile",
     "perl -pi -e 's/a/b/' lib/Module.pm",
     "wget -O release.tar.gz https://example.com/release.tar.gz",
+    "security list-keychains",
+    "security find-generic-password -s example",
+    "ls -l ~/Library/Keychains",
+    "cat /proc/812/status",
+    "gdb -p 812 -batch -ex bt",
+    "gcore --help",
 ]
 
 
