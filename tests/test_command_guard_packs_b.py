@@ -28,6 +28,21 @@ def found(pack: str, line: str) -> set[str]:
 CASES: list[tuple[str, str, str]] = [
     # (rule id, a line it catches, a similar ordinary line)
     ("git.reset-hard", "git reset --hard HEAD~5", "git reset --soft HEAD~1"),
+    # git-extras subcommands, as `git sub` or `git-sub`
+    ("git.rewrite-history", "git obliterate .env config/keys.yml", "git summary"),
+    ("git.rewrite-history", "git-obliterate build.log", "git-summary"),
+    ("git.rewrite-history", "git reauthor --old-email a@x --use-config", "git authors --list"),
+    ("git.push-delete", "git delete-branch old-feature", "git create-branch new-feature"),
+    ("git.push-delete", "git delete-tag v0.9.1", "git tag v0.9.2"),
+    ("git.push-protected", "git delete-branch main", "git branch -d old-feature"),
+    ("git.extras-discard", "git clear", "git status --short"),
+    ("git.extras-discard", "git clear-soft", "git stash list"),
+    ("git.extras-discard", "git reset-file src/app.py HEAD~2", "git diff HEAD~2 -- src/app.py"),
+    ("git.extras-discard", "git force-clone -b dev https://example.com/r.git r", "git clone r"),
+    ("git.extras-discard", "git undo --hard 2", "git undo"),
+    ("git.extras-discard", "git delete-squashed-branches main", "git-delete-merged-branches"),
+    ("git.extras-discard", "git fresh-branch gh-pages", "git create-branch gh-pages"),
+    ("git.extras-discard", "git delete-submodule lib/vendor", "git submodule status"),
     ("git.reset-hard", "git -C repo -c user.name=x reset --hard", "git -C repo reset HEAD~1"),
     (
         "git.reset-hard",
