@@ -150,6 +150,7 @@ _SHRED_VALUES = {
     "srm": (),
     "wipe": ("-S", "-T", "-l", "-x", "-p", "-b"),
     "scrub": ("-p", "--pattern", "-b", "--blocksize", "-s", "--device-size"),
+    "sfill": (),
 }
 
 
@@ -165,6 +166,8 @@ def _shred_flags(command: Command) -> Flags:
 
 def _shred_device(command: Command) -> bool:
     flags = _shred_flags(command)
+    if command.program == "sfill":  # it overwrites the free space of the directory's disk
+        return any(is_block_device(w) for w in flags.operands)
     return any(is_block_device(w) or is_critical(w) for w in flags.operands)
 
 
@@ -173,6 +176,8 @@ def _shred(command: Command) -> bool:
     flags = _shred_flags(command)
     if flags.has("--help", "--version") or (command.program == "srm" and flags.has("-V")):
         return False
+    if command.program == "sfill":  # the deleted files' remains on that disk are gone for good
+        return bool(flags.operands) and not any(is_block_device(w) for w in flags.operands)
     if any(is_block_device(w) or is_critical(w) for w in flags.operands):
         return False  # shred-device
     outside = [w for w in flags.operands if place(w) != TEMP]
@@ -480,15 +485,16 @@ RULES = (
         reason="overwrites a disk, or the root/home/system files, beyond recovery",
         alternative="delete the specific file; erase disks only by hand",
         catastrophic=True,
-        programs=("shred", "srm", "wipe", "scrub"),
+        programs=("shred", "srm", "wipe", "scrub", "sfill"),
         test=_shred_device,
     ),
     Rule(
         id="filesystem.shred",
-        reason="securely erases files (or a whole tree): nothing can be recovered",
+        reason="securely erases files, a whole tree or a disk's free space: nothing can be "
+        "recovered",
         alternative="delete with rm (recoverable from backups), or move the file aside first",
         catastrophic=False,
-        programs=("shred", "srm", "wipe", "scrub"),
+        programs=("shred", "srm", "wipe", "scrub", "sfill"),
         test=_shred,
     ),
     Rule(
