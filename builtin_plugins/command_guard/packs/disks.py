@@ -128,6 +128,35 @@ def _write_device(command: Command) -> bool:
     return False
 
 
+WIPERS = ("nwipe", "dwipe", "sswap", "ddrescue", "dd_rescue", "ddpt", "sg_dd")
+"""Disk wipers (nwipe, DBAN's dwipe, secure-delete's sswap for a swap partition) and the
+rescue/SCSI copiers that write an image over a device."""
+_WIPER_VALUES = {
+    "nwipe": ("-m", "--method", "-r", "--rounds", "-l", "--logfile", "-e", "--exclude", "-P"),
+    "dwipe": ("-m", "--method", "-r", "--rounds", "-l", "--logfile", "-e", "--exclude"),
+    "sswap": (),
+    "ddrescue": ("-b", "-c", "-e", "-i", "-o", "-s", "-m", "-a", "-K", "-r", "-x", "-Z"),
+    "dd_rescue": ("-b", "-B", "-m", "-s", "-S", "-l", "-o", "-y", "-z", "-Z", "-3", "-4"),
+}
+
+
+def _wipe_disk(command: Command) -> bool:
+    """A wiper given a device (``nwipe /dev/sdb``, ``sswap /dev/sda5``), or nwipe/dwipe told to
+    wipe without asking and without a device: every disk it finds (``nwipe --autonuke``); a
+    rescue copier writing onto a device (``ddrescue -f img /dev/sdb``, ``ddpt of=/dev/sdb``)."""
+    program = command.program
+    if program in ("ddpt", "sg_dd"):
+        return any(a.startswith("of=") and is_device(a[3:]) for a in command.args)
+    flags = read_flags(command.args, takes_value=_WIPER_VALUES.get(program, ()))
+    if flags.has("-h", "--help", "-V", "--version"):
+        return False
+    if program in ("ddrescue", "dd_rescue"):
+        return len(flags.operands) >= 2 and is_device(flags.operands[1])
+    if any(_device_like(w) for w in flags.operands):
+        return True
+    return program in ("nwipe", "dwipe") and not flags.operands and flags.has("--autonuke")
+
+
 def _wipefs(command: Command) -> bool:
     flags = read_flags(command.args, takes_value=("-o", "--offset", "-t", "--types", "-O"))
     if flags.has("-n", "--no-act"):
@@ -320,6 +349,15 @@ RULES = (
         catastrophic=True,
         programs=(ANY,),
         test=_write_device,
+    ),
+    Rule(
+        id="disks.wipe-disk",
+        reason="a disk wiper (nwipe, dwipe, sswap) or rescue copier (ddrescue) overwrites a whole "
+        "device",
+        alternative="check the device with lsblk and wipe it by hand, never from an agent",
+        catastrophic=True,
+        programs=WIPERS,
+        test=_wipe_disk,
     ),
     Rule(
         id="disks.wipefs",

@@ -13,7 +13,8 @@ Also asked about: a local file uploaded (``curl -F f=@FILE``, ``wget --post-file
 of ``$(cat FILE)``; ``curl -d @payload.json`` passes), an archive of the homes or system
 directories piped to ``ssh``/``nc``, a DNS name built from a command's output, the cloud
 metadata service's role credentials, a pod's service-account token, the password hashes read or
-copied, and a search of the whole machine for keys and passwords.
+copied, a password store (keychain, keyring, browser logins) or another process's memory copied
+or read, a credential-dumping tool run, and a search of the whole machine for keys and passwords.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from ..paths import (
     secret_variables,
 )
 from ..rules import ANY, Pack, Rule
+from ._cli import short, values
 
 CURL_VALUES = (
     *("-d", "--data", "--data-binary", "--data-ascii", "--data-raw", "--data-urlencode"),
@@ -345,6 +347,60 @@ def _password_db(command: Command) -> bool:
     return any(normalize(w) in _PASSWORD_DBS for w in words)
 
 
+_CREDENTIAL_STORES = re.compile(
+    r"(?:^|/)(?:Library/Keychains|\.local/share/keyrings)(?:/|$)|\.keychain(?:-db)?$"
+    r"|/(?:Login Data|key[34]\.db|logins\.json)$"
+)
+"""The operating system's and browsers' password stores: macOS keychains, GNOME keyrings,
+Chromium's ``Login Data``, Firefox's ``logins.json`` and ``key4.db``."""
+_PROCESS_MEMORY = re.compile(r"^/proc/[^/]+/mem$|^/proc/kcore$")
+_SECURITY_DUMPS = frozenset({"dump-keychain", "export", "export-identities"})
+_SECURITY_FINDS = frozenset({"find-generic-password", "find-internet-password"})
+_MEMORY_DUMPERS = frozenset({"gcore", "procdump", "memdump", "avml", "lime"})
+_CREDENTIAL_DUMPERS = frozenset(
+    "mimipenguin lazagne mimikatz pypykatz linikatz 3snake swap_digger dumpkeychain".split()
+)
+"""Tools made to pull passwords out of memory, swap or the password stores."""
+_GDB_DUMPS = re.compile(
+    r"^\s*(?:gcore|generate-core-file|dump\s+(?:binary\s+)?memory|process\s+save-core)\b"
+)
+
+
+def _stem(word: str) -> str:
+    return normalize(word).rsplit("/", 1)[-1].split(".", 1)[0].lower()
+
+
+def _credential_dump(command: Command) -> bool:
+    """A password store copied or read (``ditto -c -k ~/Library/Keychains x.zip``,
+    ``security dump-keychain``, ``security find-generic-password -w``), another process's memory
+    read (``dd if=/proc/PID/mem``, ``gcore PID``, ``gdb -p PID -ex 'dump memory ...'``), or a
+    credential-dumping tool run (``mimipenguin``, ``lazagne``)."""
+    program, args = command.program, command.args
+    if program in _ONLY_LOOKS:
+        return False
+    if program == "security":
+        verb = args[:1]
+        return bool(verb) and (
+            verb[0] in _SECURITY_DUMPS or (verb[0] in _SECURITY_FINDS and short(args[1:], "wg"))
+        )
+    if program in _MEMORY_DUMPERS or _stem(program) in _CREDENTIAL_DUMPERS:
+        return not short(args, "h") and "--help" not in args
+    if program in ("gdb", "lldb"):
+        commands = values(args, "-ex", "--ex", "-eval-command", "--eval-command", "-o", "--one")
+        return any(_GDB_DUMPS.match(c) for c in commands)
+    words = [*args, *(r.target for r in command.redirects if r.op == "<")]
+    words = [w.split("=", 1)[1] if w.startswith(("if=", "--if=")) else w for w in words]
+    if any(_stem(w) in _CREDENTIAL_DUMPERS for w in words[:1]) and program in _RUNNERS_OF_FILES:
+        return True
+    return any(
+        _CREDENTIAL_STORES.search(normalize(w)) or _PROCESS_MEMORY.match(normalize(w))
+        for w in words
+    )
+
+
+_RUNNERS_OF_FILES = frozenset("sh bash zsh dash ksh python python2 python3 perl ruby".split())
+
+
 _SECRET_PATTERNS = re.compile(
     r"^(?:[-\w]*\*?)?(?:id_rsa|id_dsa|id_ecdsa|id_ed25519|id_\*|\.netrc|\.gnupg|\.ssh|\.aws"
     r"|\.pgpass|\.git-credentials|credentials|\*?\.pem|\*?\.key|\*?\.kdbx|\.env|\.bash_history"
@@ -462,6 +518,15 @@ RULES: tuple[Rule, ...] = (
         catastrophic=False,
         programs=tuple(sorted(_COPIERS_AND_READERS)),
         test=_password_db,
+    ),
+    Rule(
+        id="exfiltration.credential-dump",
+        reason="copies or reads a password store (keychain, keyring, browser logins) or another "
+        "process's memory, or runs a credential-dumping tool",
+        alternative="look up the one credential you need with its owner's tool, interactively",
+        catastrophic=False,
+        programs=(ANY,),
+        test=_credential_dump,
     ),
     Rule(
         id="exfiltration.credential-search",

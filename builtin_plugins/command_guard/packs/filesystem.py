@@ -24,6 +24,7 @@ from ..paths import (
     is_block_device,
     is_critical,
     is_critical_file,
+    is_startup_or_auth,
     is_top_level,
     normalize,
     place,
@@ -149,6 +150,7 @@ _SHRED_VALUES = {
     "srm": (),
     "wipe": ("-S", "-T", "-l", "-x", "-p", "-b"),
     "scrub": ("-p", "--pattern", "-b", "--blocksize", "-s", "--device-size"),
+    "sfill": (),
 }
 
 
@@ -164,6 +166,8 @@ def _shred_flags(command: Command) -> Flags:
 
 def _shred_device(command: Command) -> bool:
     flags = _shred_flags(command)
+    if command.program == "sfill":  # it overwrites the free space of the directory's disk
+        return any(is_block_device(w) for w in flags.operands)
     return any(is_block_device(w) or is_critical(w) for w in flags.operands)
 
 
@@ -172,6 +176,8 @@ def _shred(command: Command) -> bool:
     flags = _shred_flags(command)
     if flags.has("--help", "--version") or (command.program == "srm" and flags.has("-V")):
         return False
+    if command.program == "sfill":  # the deleted files' remains on that disk are gone for good
+        return bool(flags.operands) and not any(is_block_device(w) for w in flags.operands)
     if any(is_block_device(w) or is_critical(w) for w in flags.operands):
         return False  # shred-device
     outside = [w for w in flags.operands if place(w) != TEMP]
@@ -228,39 +234,6 @@ def _written_files(command: Command, *, append: bool) -> list[str]:
     return files
 
 
-def _overwrite_critical_file(command: Command) -> bool:
-    return any(is_critical_file(f) for f in _written_files(command, append=False))
-
-
-def _kernel_or_device(word: str) -> bool:
-    return normalize(word).startswith(("/dev/", "/proc/", "/sys/"))
-
-
-def _write_system_file(command: Command) -> bool:
-    files = _written_files(command, append=False) + _written_files(command, append=True)
-    return any(
-        place(f) == SYSTEM and not _kernel_or_device(f) and not is_critical_file(f) for f in files
-    ) or any(is_critical_file(f) for f in _written_files(command, append=True))
-
-
-def _mv_sources(command: Command) -> tuple[str, ...]:
-    flags = read_flags(command.args, takes_value=("-t", "--target-directory", "-S", "--suffix"))
-    if flags.has("-t", "--target-directory"):
-        return flags.operands
-    return flags.operands[:-1]
-
-
-def _mv_top_level(command: Command) -> bool:
-    return any(is_top_level(w) for w in _mv_sources(command))
-
-
-def _mv_system(command: Command) -> bool:
-    sources = _mv_sources(command)
-    return not any(is_top_level(w) for w in sources) and any(
-        place(w) == SYSTEM and not _kernel_or_device(w) for w in sources
-    )
-
-
 _RSYNC_VALUES = (
     "-e",
     "--rsh",
@@ -289,6 +262,127 @@ _RSYNC_VALUES = (
     "--min-size",
     "--bwlimit",
 )
+
+
+_COPY_VALUES = {
+    "cp": ("-t", "--target-directory", "-S", "--suffix"),
+    "gcp": ("-t", "--target-directory", "-S", "--suffix"),
+    "mv": ("-t", "--target-directory", "-S", "--suffix"),
+    "ln": ("-t", "--target-directory", "-S", "--suffix"),
+    "install": (
+        *("-t", "--target-directory", "-S", "--suffix", "-m", "--mode", "-o", "--owner"),
+        *("-g", "--group", "--strip-program", "-Z", "--context", "-f", "-B"),
+    ),
+    "ditto": ("--arch", "--bom"),
+    "rsync": _RSYNC_VALUES,
+}
+"""The programs that put a file at a destination they are given, and their valued options."""
+
+
+def _copy_destinations(command: Command) -> list[str]:
+    """Where ``cp``/``install``/``mv``/``ln``/``ditto``/``rsync`` put files (a directory or a
+    file), and where ``curl -o``/``wget -O`` save one."""
+    program = command.program
+    if program in ("curl", "wget"):
+        names = ("-o", "--output") if program == "curl" else ("-O", "--output-document")
+        flags = read_flags(command.args, takes_value=(*names, "-P", "--directory-prefix"))
+        prefix = flags.value("-P", "--directory-prefix") if program == "wget" else None
+        return [*flags.all_values(*names), *([prefix] if prefix else [])]
+    if program not in _COPY_VALUES:
+        return []
+    flags = read_flags(command.args, takes_value=_COPY_VALUES[program])
+    if program == "install" and flags.has("-d", "--directory"):
+        return list(flags.operands)  # directories made there
+    target = flags.value("-t", "--target-directory") if program != "rsync" else None
+    if target is not None:
+        return [target]
+    if len(flags.operands) < 2:
+        return []
+    destination = flags.operands[-1]
+    return [destination] if program != "rsync" or remote_path(destination) is None else []
+
+
+_SED_VALUES = ("-e", "--expression", "-f", "--file", "-l", "--line-length")
+
+
+def _edited_files(command: Command) -> list[str]:
+    """The files ``sed -i`` or ``perl -i`` (``perl -pi -e``) edit in place."""
+    if command.program in ("sed", "gsed"):
+        flags = read_flags(command.args, takes_value=_SED_VALUES)
+        if not flags.has("-i", "-I", "--in-place"):
+            return []
+        operands = [w for w in flags.operands if w]  # BSD's `-i ""`: no backup suffix
+        scripted = flags.has("-e", "--expression", "-f", "--file")
+        return operands if scripted else operands[1:]
+    if command.program == "perl":
+        return _perl_edited(command.args)
+    return []
+
+
+def _perl_edited(args: tuple[str, ...]) -> list[str]:
+    in_place, code = False, False
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        i += 1
+        if word == "--" or not word.startswith("-") or word == "-" or files:
+            if word != "--" and code:
+                files.append(word)
+            code = True  # no -e: the first operand is the script
+            continue
+        for k, letter in enumerate(word[1:], start=1):
+            if letter == "i":
+                in_place = True
+                break  # the rest is the backup suffix
+            if letter in "eEIMm":
+                code = code or letter in "eE"
+                i += 0 if word[k + 1 :] else 1
+                break
+            if letter in "xCdD0l":
+                break  # their value is attached
+    return files if in_place else []
+
+
+def _overwrite_critical_file(command: Command) -> bool:
+    return any(is_critical_file(f) for f in _written_files(command, append=False))
+
+
+def _kernel_or_device(word: str) -> bool:
+    return normalize(word).startswith(("/dev/", "/proc/", "/sys/"))
+
+
+def _write_system_file(command: Command) -> bool:
+    written = _written_files(command, append=False)
+    changed = _written_files(command, append=True) + _edited_files(command)  # kept, then edited
+    placed = _copy_destinations(command)
+    return (
+        any(
+            place(f) == SYSTEM and not _kernel_or_device(f) and not is_critical_file(f)
+            for f in written + changed
+        )
+        or any(is_critical_file(f) for f in changed + placed)
+        or any(is_startup_or_auth(f) for f in changed + placed)
+        or any(is_startup_or_auth(f) and not is_critical_file(f) for f in written)
+    )
+
+
+def _mv_sources(command: Command) -> tuple[str, ...]:
+    flags = read_flags(command.args, takes_value=("-t", "--target-directory", "-S", "--suffix"))
+    if flags.has("-t", "--target-directory"):
+        return flags.operands
+    return flags.operands[:-1]
+
+
+def _mv_top_level(command: Command) -> bool:
+    return any(is_top_level(w) for w in _mv_sources(command))
+
+
+def _mv_system(command: Command) -> bool:
+    sources = _mv_sources(command)
+    return not any(is_top_level(w) for w in sources) and any(
+        place(w) == SYSTEM and not _kernel_or_device(w) for w in sources
+    )
 
 
 def _rsync_delete(command: Command) -> bool:
@@ -391,15 +485,16 @@ RULES = (
         reason="overwrites a disk, or the root/home/system files, beyond recovery",
         alternative="delete the specific file; erase disks only by hand",
         catastrophic=True,
-        programs=("shred", "srm", "wipe", "scrub"),
+        programs=("shred", "srm", "wipe", "scrub", "sfill"),
         test=_shred_device,
     ),
     Rule(
         id="filesystem.shred",
-        reason="securely erases files (or a whole tree): nothing can be recovered",
+        reason="securely erases files, a whole tree or a disk's free space: nothing can be "
+        "recovered",
         alternative="delete with rm (recoverable from backups), or move the file aside first",
         catastrophic=False,
-        programs=("shred", "srm", "wipe", "scrub"),
+        programs=("shred", "srm", "wipe", "scrub", "sfill"),
         test=_shred,
     ),
     Rule(
@@ -420,7 +515,9 @@ RULES = (
     ),
     Rule(
         id="filesystem.write-system-file",
-        reason="writes into an operating-system file (or appends to an account/sudo file)",
+        reason="writes into an operating-system file, edits or appends to an account/sudo file, "
+        "or puts a file where it runs or grants access at boot or log-in (launchd, systemd, "
+        "cron, PAM, sudoers, profiles)",
         alternative="keep a backup of the file and edit it with a reviewed change",
         catastrophic=False,
         programs=(ANY,),

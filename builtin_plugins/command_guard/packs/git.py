@@ -8,7 +8,7 @@ history destruction asks a human; force-pushing over (or deleting) a protected b
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from hermes_hooks.shell_syntax import Command
 
@@ -29,8 +29,8 @@ EVERYTHING = frozenset({".", "./", "*", ":/", ":/*", ":(top)", "..", "../", "/"}
 def git_call(command: Command) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
     """``(subcommand, its arguments, the global options)`` of a git command, or ``None`` when
     it runs none (``git --version``, ``git --help``, ``git help reset``, ``git reset -h``)."""
-    if command.program == "git-filter-repo":
-        return "filter-repo", command.args, ()
+    if command.program.startswith("git-"):  # git-filter-repo, git-obliterate: run directly
+        return command.program[4:], command.args, ()
     args = command.args
     i = 0
     while i < len(args) and args[i].startswith("-"):
@@ -51,13 +51,17 @@ Check = Callable[[tuple[str, ...], tuple[str, ...]], bool]
 """A test of a subcommand's arguments and git's global options."""
 
 
-def _git(subcommands: str, check: Check) -> Test:
-    """A test matching ``git <one of subcommands> ...`` whose arguments pass ``check``."""
+def _git(subcommands: str, check: Check | Mapping[str, Check]) -> Test:
+    """A test matching ``git <one of subcommands> ...`` whose arguments pass ``check`` (or,
+    when ``check`` maps subcommands to checks, the check of that subcommand)."""
     wanted = set(subcommands.split())
 
     def test(command: Command) -> bool:
         call = git_call(command)
-        return call is not None and call[0] in wanted and check(call[1], call[2])
+        if call is None or call[0] not in wanted:
+            return False
+        chosen = check[call[0]] if isinstance(check, Mapping) else check
+        return chosen(call[1], call[2])
 
     return test
 
@@ -121,6 +125,15 @@ def _push_delete(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
 
 def _push_protected(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
     return (_forced(rest) or _deleting(rest)) and _touches_protected(rest)
+
+
+def _names_protected(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    """git-extras' ``git delete-branch NAME...`` names a protected branch."""
+    return any(w in PROTECTED or w.startswith("release/") for w in positionals(rest))
+
+
+def _names_unprotected(rest: tuple[str, ...], glob: tuple[str, ...]) -> bool:
+    return bool(positionals(rest)) and not _names_protected(rest, glob)
 
 
 def _push_lease(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
@@ -234,10 +247,31 @@ def _submodule_deinit(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
     return rest[:1] == ("deinit",) and (short(rest, "f") or long(rest, "--force"))
 
 
+EXTRAS_DISCARD = (
+    "clear clear-soft reset-file force-clone fresh-branch undo delete-squashed-branches"
+    " delete-submodule"
+)
+"""git-extras (and look-alike) subcommands that throw away uncommitted changes, untracked files,
+local branches or a submodule: ``git clear`` is ``git clean -fdx`` and ``git reset --hard``,
+``git reset-file f`` is ``git checkout HEAD -- f``, ``git force-clone URL dir`` resets ``dir``
+to the remote, ``git undo --hard`` drops commits with their changes, ``git
+delete-squashed-branches`` force-deletes branches it guesses were squash-merged.
+``git delete-merged-branches`` is ``git branch -d`` of merged branches: it passes."""
+
+
+def _undo_hard(rest: tuple[str, ...], _: tuple[str, ...]) -> bool:
+    return long(rest, "--hard")
+
+
 def _rule(
-    name: str, reason: str, alternative: str, catastrophic: bool, subcommands: str, check: Check
+    name: str,
+    reason: str,
+    alternative: str,
+    catastrophic: bool,
+    subcommands: str,
+    check: Check | Mapping[str, Check],
 ) -> Rule:
-    programs = ("git", "git-filter-repo") if "filter-repo" in subcommands else ("git",)
+    programs = ("git", *(f"git-{sub}" for sub in subcommands.split()))
     return make_rule(
         "git", name, reason, alternative, catastrophic, programs, _git(subcommands, check)
     )
@@ -278,19 +312,20 @@ RULES = (
     ),
     _rule(
         "push-delete",
-        "Deleting remote branches or tags (--delete, :branch, --prune) removes them for everyone",
+        "Deleting remote branches or tags (--delete, :branch, --prune, git delete-branch, "
+        "git delete-tag) removes them for everyone",
         "Delete the branch in the forge's web UI, where it can be restored",
         False,
-        "push",
-        _push_delete,
+        "push delete-branch delete-tag",
+        {"push": _push_delete, "delete-branch": _names_unprotected, "delete-tag": _always},
     ),
     _rule(
         "push-protected",
         "Force-pushing over or deleting a protected branch (main, master, ...) rewrites shared history",
         "Open a pull request, or push to a new branch",
         True,
-        "push",
-        _push_protected,
+        "push delete-branch",
+        {"push": _push_protected, "delete-branch": _names_protected},
     ),
     _rule(
         "branch-force-delete",
@@ -342,10 +377,10 @@ RULES = (
     ),
     _rule(
         "rewrite-history",
-        "filter-branch / filter-repo rewrites every commit of the repository",
+        "filter-branch / filter-repo / obliterate / reauthor rewrites every commit of the repository",
         "Run it on a fresh clone, keeping the original as a backup",
         False,
-        "filter-branch filter-repo",
+        "filter-branch filter-repo obliterate reauthor",
         _always,
     ),
     _rule(
@@ -395,6 +430,16 @@ RULES = (
         False,
         "rm",
         _rm_force,
+    ),
+    _rule(
+        "extras-discard",
+        "git clear / reset-file / force-clone / fresh-branch / undo --hard / "
+        "delete-squashed-branches (git-extras) throw away uncommitted changes, untracked files "
+        "or unmerged branches",
+        "git stash first, or use the plain git command with a dry run (git clean -n, git diff)",
+        False,
+        EXTRAS_DISCARD,
+        {sub: _undo_hard if sub == "undo" else _always for sub in EXTRAS_DISCARD.split()},
     ),
     _rule(
         "submodule-deinit-force",

@@ -66,18 +66,6 @@ APP_DELETE: dict[str, tuple[str, ...]] = {
 """Deleting an app, site or project together with its data (Heroku add-ons, hosted
 databases, storage buckets)."""
 SOFT_DELETE: dict[str, tuple[str, ...]] = {
-    "gh": (
-        "release delete",
-        "release delete-asset",
-        "secret delete",
-        "secret remove",
-        "variable delete",
-        "gist delete",
-        "cache delete",
-        "run delete",
-    ),
-    "glab": ("release delete", "variable delete", "snippet delete"),
-    "tea": ("releases delete", "release delete"),
     "vercel": ("remove", "rm", "env rm", "env remove", "domains rm"),
     "heroku": ("addons destroy", "addons remove", "pg backups delete"),
     "wrangler": ("delete", "versions delete", "secret delete"),
@@ -89,6 +77,41 @@ SOFT_DELETE: dict[str, tuple[str, ...]] = {
     "pscale": ("branch delete",),
 }
 """Deleting a release, secret, deployment or branch database: recoverable or narrow."""
+FORGES = ("gh", "glab", "tea", "bb", "berg", "fj")
+"""Forge CLIs, read by their shape ``<noun> <verb>`` (:func:`_forge_delete`) rather than a
+list of their nouns."""
+FORGE_LOCAL = frozenset(
+    "alias aliases extension extensions ext config login logins auth completion".split()
+)
+"""Forge nouns that live on this machine only (a shortcut, a plug-in, a saved login)."""
+DELETE_VERBS = frozenset({"delete", "remove", "rm", "del", "destroy", "purge"})
+
+
+def _deleting(word: str) -> bool:
+    return word in DELETE_VERBS or word.startswith("delete-") or word.endswith("-delete")
+
+
+def _forge_delete(command: Command) -> bool:
+    """A forge CLI deleting something it hosts: ``gh release|secret|gist|run|cache|label|
+    codespace|cs|ssh-key|project delete``, ``gh release delete-asset``, ``gh project
+    item-delete``, ``gh repo deploy-key delete``, ``glab mr|snippet|variable delete``, ``tea
+    labels rm``. Deleting the repository itself is ``repo-delete``; local nouns (alias,
+    extension, config) pass."""
+    if command.program not in FORGES:
+        return False
+    words = words_of(command)
+    if len(words) < 2 or words[0] in FORGE_LOCAL:
+        return False
+    if words[0] in ("repo", "repos"):  # gh repo deploy-key delete; repo delete is repo-delete
+        return len(words) >= 3 and not _deleting(words[1]) and _deleting(words[2])
+    return _deleting(words[1])
+
+
+def _resource_delete(command: Command) -> bool:
+    return _forge_delete(command) or _soft_delete(command)
+
+
+_soft_delete = _paths(SOFT_DELETE)
 
 
 def _supabase_reset(remote: bool) -> Test:
@@ -164,11 +187,12 @@ RULES = (
     ),
     _rule(
         "resource-delete",
-        "Deleting a release, secret, deployment, add-on or branch on a hosting platform",
+        "Deleting a release, secret, gist, codespace, workflow run, deployment, add-on or branch "
+        "on a forge or hosting platform",
         "Check what depends on it first; most platforms can roll back instead",
         False,
-        tuple(SOFT_DELETE),
-        _paths(SOFT_DELETE),
+        (*FORGES, *SOFT_DELETE),
+        _resource_delete,
     ),
     _rule(
         "database-reset-remote",

@@ -138,6 +138,20 @@ _SHUTDOWN_TARGETS = frozenset(
 )
 
 
+_KEXEC_VALUES = ("--type", "-t", "--initrd", "--ramdisk", "--append", "--command-line", "--dtb")
+_RTCWAKE_VALUES = ("-m", "--mode", "-s", "--seconds", "-t", "--time", "-d", "--device", "-A")
+
+
+def _kexec_jumps(args: tuple[str, ...]) -> bool:
+    """``kexec -e`` boots the loaded kernel at once (a reboot without firmware), and so does
+    ``kexec KERNEL`` with none of ``-l``/``-p``/``-u``/``-s`` (load, then execute)."""
+    flags = read_flags(args, takes_value=_KEXEC_VALUES)
+    if flags.has("-e", "--exec"):
+        return True
+    only_loads = ("-l", "--load", "-p", "--load-panic", "-u", "--unload", "-S", "--status")
+    return bool(flags.operands) and not flags.has(*only_loads, "--load-preserve-context")
+
+
 def _shutdown(command: Command) -> bool:
     program, args = command.program, command.args
     if _help(args):
@@ -148,6 +162,11 @@ def _shutdown(command: Command) -> bool:
         return "-w" not in args and "--wtmp-only" not in args
     if program in ("init", "telinit"):
         return bool(args) and args[0] in ("0", "1", "6", "s", "S", "single", "emergency")
+    if program == "kexec":
+        return _kexec_jumps(args)
+    if program == "rtcwake":
+        mode = read_flags(args, takes_value=_RTCWAKE_VALUES).value("-m", "--mode")
+        return mode in ("off", "disk", "mem", "standby", "freeze")
     if program in ("systemctl", "loginctl"):
         words = read_flags(args, takes_value=("-H", "--host", "-M", "--machine", "-t")).operands
         if not words:
@@ -199,6 +218,13 @@ def _account_lock(command: Command) -> bool:
     if program == "chage":
         flags = read_flags(args, takes_value=("-E", "--expiredate", "-M", "-m", "-W", "-I", "-d"))
         return flags.value("-E", "--expiredate") in ("0", "1") or flags.value("-d") == "0"
+    if program == "chsh":
+        chosen = read_flags(args, takes_value=("-s", "--shell", "-R", "--root"))
+        return (chosen.value("-s", "--shell") or "").endswith(("nologin", "/false"))
+    if program == "pw":  # FreeBSD: pw lock USER
+        return bool(args) and args[0] == "lock" and len(args) > 1
+    if program == "pwpolicy":  # macOS
+        return "-disableuser" in args
     return False
 
 
@@ -386,8 +412,13 @@ def _security_off(command: Command) -> bool:
         return read_flags(args).has("-R", "--remove")
     if program == "spctl":
         return any(a in ("--master-disable", "--global-disable", "--disable") for a in args)
-    if program == "csrutil":
-        return bool(args) and args[0] in ("disable", "clear")
+    if program == "csrutil":  # SIP, and its sealed system volume (authenticated-root)
+        words = [a for a in args if not a.startswith("-")]
+        return any(w in ("disable", "clear") for w in words[:2])
+    if program == "fdesetup":  # FileVault: decrypts the disk
+        return bool(args) and args[0] == "disable"
+    if program == "mokutil":  # Secure Boot's signature checks
+        return read_flags(args).has("--disable-validation")
     if program == "auditctl":
         flags = read_flags(args, takes_value=("-e", "-w", "-a", "-k", "-p", "-F", "-b", "-f"))
         return flags.value("-e") == "0" or flags.has("-D")
@@ -499,7 +530,10 @@ RULES = (
         reason="shuts down, reboots or halts the machine, ending every session on it",
         alternative="ask the user to reboot; restart only the service that needs it",
         catastrophic=False,
-        programs=("shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl"),
+        programs=(
+            *("shutdown", "reboot", "halt", "poweroff", "init", "telinit", "systemctl"),
+            *("kexec", "rtcwake"),
+        ),
         test=_shutdown,
     ),
     Rule(
@@ -533,7 +567,7 @@ RULES = (
         reason="removes a password, or locks or expires an account (root too)",
         alternative="change the password with passwd, by hand",
         catastrophic=False,
-        programs=("passwd", "usermod", "chage"),
+        programs=("passwd", "usermod", "chage", "chsh", "pw", "pwpolicy"),
         test=_account_lock,
     ),
     Rule(
@@ -579,7 +613,8 @@ RULES = (
     ),
     Rule(
         id="system.security-off",
-        reason="turns off SELinux, AppArmor, Gatekeeper/SIP or the audit log",
+        reason="turns off SELinux, AppArmor, Gatekeeper/SIP, FileVault, Secure Boot checks or "
+        "the audit log",
         alternative="fix the policy for the one program that is denied",
         catastrophic=False,
         programs=(
@@ -591,6 +626,8 @@ RULES = (
             "spctl",
             "csrutil",
             "auditctl",
+            "fdesetup",
+            "mokutil",
         ),
         test=_security_off,
     ),
