@@ -170,7 +170,9 @@ DECLARED: tuple[Builtin, ...] = (
             Switch("add_environment_info", _CONTEXT),
             Switch("add_user_info", _CONTEXT),
             Switch("add_recent_commits", _CONTEXT, main_arg="count", keys=("count",)),
-            Switch("add_directory_listing", _CONTEXT, main_arg="max_entries", keys=("max_entries",)),
+            Switch(
+                "add_directory_listing", _CONTEXT, main_arg="max_entries", keys=("max_entries",)
+            ),
             Switch(
                 "add_prompt_files",
                 _CONTEXT,
