@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import LIBRARY, switches
+from hermes_hooks.builtin_plugins import LIBRARY, SWITCHES, switches
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
@@ -156,9 +156,10 @@ CONTEXT: dict[str, Builtin] = {
     "add_directory_listing": Builtin(add_directory_listing, False),
     "add_prompt_files": Builtin(add_prompt_files, False),
 }
-LIMITS = ("limit_large_tool_results",)
-NAMES = (*CONTEXT, *LIMITS)
-assert set(NAMES) == set(LIBRARY), "builtin_plugins/__init__.py LIBRARY lists the switches"
+#: Every switch of the library, in its declared order (``builtin_plugins/__init__.py``).
+NAMES = LIBRARY
+#: The switches that are no context built-in.
+LIMITS = tuple(name for name in NAMES if name not in CONTEXT)
 
 
 class Library(SourceBase):
@@ -217,9 +218,8 @@ class Library(SourceBase):
         rows = []
         for name in self.chosen:
             builtin = CONTEXT.get(name)
-            event = "pre_llm_call" if builtin else "transform_tool_result"
             when = None if builtin is None else "every turn" if builtin.every_turn else "first turn"
-            rows += builtin_rows(f"builtin:{name}", [event], when)
+            rows += builtin_rows(f"builtin:{name}", SWITCHES[name].serves or (), when)
         return rows
 
 

@@ -19,7 +19,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins import declared, switches
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.results import PromptDecision, ToolDecision
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:max_iterations"
+#: Its switch: the events it serves and the one key of ``max_iterations: {limit: N}``.
+SWITCH = declared("max_iterations").switch
 #: Sessions remembered at once; the oldest is forgotten beyond this (a long-lived gateway).
 MAX_SESSIONS = 10_000
 
@@ -37,7 +39,7 @@ MAX_SESSIONS = 10_000
 class MaxIterations(SourceBase):
     """Counts model calls per session; refuses tool calls and new prompts past the limit."""
 
-    EVENTS: tuple[str, ...] = switches.SERVES["max_iterations"] or ()
+    EVENTS: tuple[str, ...] = SWITCH.serves or ()
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
@@ -99,10 +101,10 @@ class MaxIterations(SourceBase):
 def limit_of(value: Any) -> int | str:
     """The limit ``max_iterations:`` gives, or why the value is not one."""
     if isinstance(value, dict):
-        unknown = sorted(set(map(str, value)) - {"limit"})
+        unknown = sorted(set(map(str, value)) - set(SWITCH.keys))
         if unknown:
-            return f"unknown key(s) {', '.join(unknown)} (the one key is 'limit')"
-        value = value.get("limit")
+            return f"unknown key(s) {', '.join(unknown)} (the one key is {SWITCH.main_arg!r})"
+        value = value.get(SWITCH.main_arg)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         return f"{value!r} is not a positive whole number of model calls"
     return value

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins import declared, switches
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
@@ -98,7 +98,7 @@ def _replacement(name: str, keep: int) -> Callable[[re.Match[str]], str]:
 class RedactSecrets(SourceBase):
     """The ``redact_secrets`` built-in."""
 
-    EVENTS: tuple[str, ...] = switches.SERVES["redact_secrets"] or ()
+    EVENTS: tuple[str, ...] = declared("redact_secrets").switch.serves or ()
 
     def __init__(self, options: dict[str, Any]) -> None:
         self.redactor = Redactor(options.get("patterns"))

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins import declared, switches
 
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.markers import hookimpl
@@ -40,10 +40,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("hermes_hooks")
 NAME = "builtin:snapshot"
+SWITCH = declared("snapshot").switch
 #: Turn start and end, and around each tool call.
-EVENTS: tuple[str, ...] = switches.SERVES["snapshot"] or ()
+EVENTS: tuple[str, ...] = SWITCH.serves or ()
 #: The arguments ``snapshot: {...}`` accepts.
-ARGS = ("max_file_bytes", "events")
+ARGS = SWITCH.keys
 
 
 class Snapshots(SourceBase):

@@ -24,53 +24,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from hermes_hooks.builtin_plugins import SWITCHES
+
 if TYPE_CHECKING:
     from hermes_hooks.catalogue import EventInfo
     from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
-_CONTEXT = ("pre_llm_call",)
-#: Every built-in a config can switch on, and the events it serves (``None``: any event it is
-#: told to, like ``http_post``). redact_secrets, max_iterations and snapshot take their events
-#: from here; tests/test_builtin_entries.py checks each module implements exactly these.
-SERVES: dict[str, tuple[str, ...] | None] = {
-    "add_date": _CONTEXT,
-    "add_git_status": _CONTEXT,
-    "add_git_diff": _CONTEXT,
-    "add_environment_info": _CONTEXT,
-    "add_user_info": _CONTEXT,
-    "add_recent_commits": _CONTEXT,
-    "add_directory_listing": _CONTEXT,
-    "add_prompt_files": _CONTEXT,
-    "limit_large_tool_results": ("transform_tool_result",),
-    "dangerous_patterns": ("pre_tool_call",),
-    "command_guard": ("pre_tool_call",),
-    "redact_secrets": ("pre_tool_call", "transform_messages", "transform_tool_result"),
-    "http_post": None,
-    # counts on pre_api_request, refuses on pre_tool_call and user_prompt_submit, forgets a
-    # session on reset: an entry under any of them switches it on whole
-    "max_iterations": (
-        "pre_api_request",
-        "pre_tool_call",
-        "user_prompt_submit",
-        "on_session_reset",
-    ),
-    "snapshot": ("pre_llm_call", "post_llm_call", "pre_tool_call", "post_tool_call"),
-}
+#: Every built-in switch a config can turn on, and the events it serves (``None``: any event it is
+#: told to, like ``http_post``); read off the declarations in :mod:`hermes_hooks.builtin_plugins`.
+SERVES: dict[str, tuple[str, ...] | None] = {name: s.serves for name, s in SWITCHES.items()}
 #: The argument a list of ``args`` fills (a list-valued one takes the whole list).
-POSITIONAL: dict[str, str] = {
-    "add_recent_commits": "count",
-    "add_directory_listing": "max_entries",
-    "add_prompt_files": "files",
-    "limit_large_tool_results": "max_bytes",
-    "redact_secrets": "patterns",
-    "command_guard": "packs",
-    "http_post": "url",
-    "max_iterations": "limit",
-    "snapshot": "max_file_bytes",
-}
-_LISTS = frozenset({"add_prompt_files", "redact_secrets", "command_guard"})
+POSITIONAL: dict[str, str] = {name: s.main_arg for name, s in SWITCHES.items() if s.main_arg}
+_LISTS = frozenset(name for name, s in SWITCHES.items() if s.list_arg)
 ENTRY_KEYS = ("type", "name", "args")
 
 

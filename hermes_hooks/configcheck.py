@@ -12,36 +12,29 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .builtin_plugins import LIBRARY
+from .builtin_plugins import DECLARED
 
 log = logging.getLogger("hermes_hooks")
 
-#: Top-level config.yaml keys we read (and every built-in's switch).
-TOP_LEVEL = (
+#: Top-level config.yaml keys the core reads.
+CORE = (
     "hooks",
     "plugins",
     "fail_closed_events",
-    "hooks_settings_files",
-    "hooks_sources",
-    "hooks_auto_accept",
-    "hooks_max_output",
-    "hooks_max_stop_continues",
-    "hooks_env",
-    "gateway_hooks",
-    "boot_md",
     "hookspecs",
     "trace_file",
     "trace_payloads",
     "otel",
-    "dangerous_patterns",
-    "command_guard",
-    "redact_secrets",
-    "http_post",
-    "snapshot",
-    "max_iterations",
-    "allowed_http_hook_urls",
-    "allowed_env_vars",
-    *LIBRARY,
+)
+#: Top-level config.yaml keys we read: the core's, then every built-in's switches and other keys
+#: (from their declarations in ``builtin_plugins/__init__.py``).
+TOP_LEVEL = tuple(
+    dict.fromkeys(
+        [
+            *CORE,
+            *(key for b in DECLARED for key in (*(s.name for s in b.switches), *b.config)),
+        ]
+    )
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
 PLUGINS = (

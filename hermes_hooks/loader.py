@@ -376,8 +376,8 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
 
     for modname in names if names is not None else BUILTINS:
         name = f"builtin:{modname}"
-        wanted = BUILTINS.get(modname)
-        if wanted is not None and not wanted(hooks):
+        builtin = BUILTINS.get(modname)
+        if builtin is not None and not builtin.wants(hooks):
             continue  # nothing configured for it: not even imported
         try:
             module = importlib.import_module(f"{__package__}.builtin_plugins.{modname}")

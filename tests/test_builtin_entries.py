@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hermes_hooks.builtin_plugins import LIBRARY, switches
+from hermes_hooks.builtin_plugins import DECLARED, switches
 from shell_helpers import write_config
 
 import hermes_hooks
@@ -99,12 +99,12 @@ def test_hooks_list_shows_builtin_entries(home):
     assert result.exit_code == 0 and '"builtin:add_date"' in result.output
 
 
-@pytest.mark.parametrize("name", list(switches.SERVES))
-def test_serves_matches_what_each_builtin_implements(home, name):
+@pytest.mark.parametrize(
+    ("module_name", "name"), [(b.name, s.name) for b in DECLARED for s in b.switches]
+)
+def test_serves_matches_what_each_builtin_implements(home, module_name, name):
     served = switches.SERVES[name]
-    module = importlib.import_module(
-        "hermes_hooks.builtin_plugins." + ("library" if name in LIBRARY else name)
-    )
+    module = importlib.import_module(f"hermes_hooks.builtin_plugins.{module_name}")
     value = {"http_post": {"url": "http://127.0.0.1:9/x"}, "max_iterations": 5}.get(name, True)
     write_config(home, {name: value, "allowed_http_hook_urls": ["http://127.0.0.1:9/*"]})
     hooks = hermes_hooks.load(home, entry_points=False)

@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from hermes_hooks import catalogue
+from hermes_hooks import catalogue, docgen
 from hermes_hooks.docgen import render_events_md
 
 ROOT = Path(__file__).resolve().parent.parent
+# The one hand-kept copy of the event list in the tests, on purpose: the design card (DESIGN.md,
+# kept outside the repository) fixes the event names, and this pins the catalogue to its table as
+# an oracle. Every other test reads the catalogue (hermes_hooks.catalogue.events()).
 DESIGN_EVENTS = """pre_tool_call post_tool_call transform_tool_result transform_terminal_output pre_llm_call
 post_llm_call transform_llm_output user_prompt_submit transform_messages pre_verify pre_api_request
 post_api_request api_request_error on_session_start on_session_end on_session_finalize on_session_reset
@@ -204,6 +207,17 @@ def test_an_unknown_payload_key_is_refused_listing_what_that_form_accepts(payloa
 def test_docs_page_is_generated_from_the_specs():
     committed = (ROOT / "docs" / "events.md").read_text()
     assert committed == render_events_md(), "run: python -m hermes_hooks.docgen docs/events.md"
+
+
+@pytest.mark.parametrize("page", sorted(docgen.PAGES))
+def test_the_generated_parts_of_other_pages_are_fresh(page):
+    # docs/dialects.md's tables (the specs' dialects=) and docs/hermes-agent.md's unfired events
+    committed = (ROOT / "docs" / page).read_text()
+    parts = docgen.PAGES[page]()
+    assert parts and all(docgen.begin(part) in committed for part in parts)
+    assert committed == docgen.fill(committed, parts), (
+        "run: python -m hermes_hooks.docgen docs/events.md"
+    )
 
 
 def test_docs_page_has_a_section_per_event():

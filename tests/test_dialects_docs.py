@@ -1,6 +1,7 @@
 """docs/dialects.md lists, in each agent's section, exactly the events of that agent the
-hookspecs declare (``dialects=``), each beside the event of ours it stands for: the page is
-written by hand, the specs are the source, and this keeps the two from drifting apart."""
+hookspecs declare (``dialects=``), each beside the event of ours it stands for. The tables are
+written by ``hermes_hooks.docgen`` (``tests/test_catalogue.py`` fails when they are stale); this
+checks that each dialect has its section and that the rows read back as the specs say."""
 
 from __future__ import annotations
 

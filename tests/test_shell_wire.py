@@ -340,16 +340,8 @@ def test_additional_context_on_pre_tool_use(home: Path) -> None:
 # ---------------------------------------------------------------------- the parser never fails
 
 EVENTS = list(catalogue.events().values())
-_VALID = {
-    "pre_tool_call": (ToolDecision,),
-    "user_prompt_submit": (results.PromptDecision,),
-    "gateway_event": (results.CommandDecision,),
-    "pre_verify": (results.VerifyAnswer,),
-    "pre_compress": (results.CompressAnswer,),
-    "permission_request": (results.PermissionAnswer,),
-    "pre_gateway_dispatch": (results.DispatchAnswer,),
-    "pre_model_switch": (results.PromptDecision,),
-}
+#: The typed result each event's answers must come out as, read off the catalogue.
+_VALID = {info.name: (info.answer.result,) for info in EVENTS if info.answer.result is not None}
 
 json_answers = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20)

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins import declared, switches
 
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows, report
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("hermes_hooks")
 
 NAME = "builtin:command_guard"
-OPTIONS = ("packs", "allow", "ask_instead")
+#: The keys of ``command_guard: {...}``.
+OPTIONS = declared("command_guard").switch.keys
 
 
 def every_rule() -> list[Rule]:

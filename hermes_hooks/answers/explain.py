@@ -2,7 +2,9 @@
 
 Each answer type declares its vocabulary (:class:`Vocabulary`): the keys it reads, the values a
 key accepts, common synonyms (``deny`` for ``block``), and the keys that are a legitimate "no
-opinion" (Claude Code's ``{"continue": true}``). :func:`explain` turns an answer that normalised to
+opinion" (Claude Code's ``{"continue": true}``). It is the one table of the type's readable keys:
+its accepted values are the constants the type's ``normalise`` compares with, and
+``tests/test_answer_vocabulary.py`` checks that ``normalise`` reads exactly its keys. :func:`explain` turns an answer that normalised to
 nothing into one sentence for the warning the dispatcher logs; an empty string means the answer
 was a plain "no opinion" and nothing needs saying.
 """

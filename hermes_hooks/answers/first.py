@@ -23,6 +23,7 @@ _PERMISSIONS: dict[str, PermissionAction] = {
     "block": "deny",
 }
 _SCOPES: dict[str, Scope] = {"once": "once", "session": "session", "always": "always"}
+_VERIFY_ACTIONS = ("continue", "block")
 
 
 class PermissionAnswers(AnswerType):
@@ -48,6 +49,7 @@ class PermissionAnswers(AnswerType):
             "reason": None,
             "args": None,
             "hookSpecificOutput.decision.updatedInput": None,
+            "hook_specific_output": None,
         },
         shape="{'action': 'allow'|'deny', 'scope': 'once'|'session'|'always', 'message': str} "
         "or Claude Code's hookSpecificOutput.decision.behavior",
@@ -89,8 +91,8 @@ class VerifyAnswers(AnswerType):
     )
     vocabulary = Vocabulary(
         values={
-            "action": ("continue", "block"),
-            "decision": ("continue", "block"),
+            "action": _VERIFY_ACTIONS,
+            "decision": _VERIFY_ACTIONS,
             "message": None,
             "reason": None,
         },
@@ -112,7 +114,7 @@ class VerifyAnswers(AnswerType):
         if m is None:
             return None
         action = str(m.get("action") or m.get("decision") or "").strip().lower()
-        if action not in ("continue", "block"):
+        if action not in _VERIFY_ACTIONS:
             return None
         message = text(m.get("message")) or text(m.get("reason"))
         if message is None:
@@ -143,6 +145,7 @@ class CompressAnswers(AnswerType):
             "message": None,
             "reason": None,
             "hookSpecificOutput": None,
+            "hook_specific_output": None,
         },
         shape="{'action': 'block', 'message': str}, {'summary': str} or {'context': str}",
         synonyms={"deny": "block", "veto": "block", "skip": "block"},
@@ -182,7 +185,12 @@ class DispatchAnswers(AnswerType):
         "skipped with a reason naming the failed hook."
     )
     vocabulary = Vocabulary(
-        values={"action": ("skip", "rewrite", "allow"), "text": None, "reason": None},
+        values={
+            "action": ("skip", "rewrite", "allow"),
+            "text": None,
+            "reason": None,
+            "message": None,
+        },
         shape="{'action': 'skip', 'reason': str}, {'action': 'rewrite', 'text': str} or "
         "{'action': 'allow'}",
         synonyms={"drop": "skip", "ignore": "skip", "block": "skip", "deny": "skip"},

@@ -27,6 +27,7 @@ _VOCABULARY = Vocabulary(
         "reason": None,
         "hookSpecificOutput": None,
         "hook_specific_output": None,
+        "stopReason": None,
     },
     shape="{'action': 'block', 'message': str}, {'text': new prompt}, {'context': str} or "
     "Claude Code's decision / hookSpecificOutput",

@@ -26,12 +26,16 @@ def tool_is(*names: str) -> Callable[[Mapping[str, Any]], bool]:
         return kwargs.get("tool_name") in names
 
     when.__doc__ = f"tool_name in {names!r}"
+    when.about = ", ".join(f"`{n}`" for n in names)  # type: ignore[attr-defined]  # for the docs
     return when
 
 
 def mcp_tool(kwargs: Mapping[str, Any]) -> bool:
     """An occurrence test: the host's tool is an MCP server's (``mcp_…`` / ``mcp__…``)."""
     return str(kwargs.get("tool_name") or "").startswith("mcp")
+
+
+mcp_tool.about = "MCP tools"  # type: ignore[attr-defined]  # for the docs
 
 
 def arg_of(name: str, default: Any = "") -> Field:
