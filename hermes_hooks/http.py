@@ -5,6 +5,7 @@ variables only, and a POST that never follows a redirect to another host. Used b
 from __future__ import annotations
 
 import fnmatch
+import http.client
 import json
 import re
 import socket
@@ -159,8 +160,16 @@ def _post(
         return Reply(error=f"cannot reach {url}: {reason}")
     except TimeoutError:
         return Reply(error=f"no answer within {timeout:g}s", timed_out=True)
+    except http.client.HTTPException as exc:  # BadStatusLine, IncompleteRead, LineTooLong, ...
+        return Reply(error=f"malformed reply from {url}: {_said(exc)}")
     except (OSError, ValueError) as exc:  # a reset connection, a malformed URL
         return Reply(error=f"cannot reach {url}: {type(exc).__name__}: {exc}")
+
+
+def _said(exc: BaseException) -> str:
+    """An exception as a short line (a malformed reply can hold anything: kept short)."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def post_json(

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hook_servers import Server, policy
+from hook_servers import Server, misbehaving, policy
 from shell_helpers import write_config, write_settings
 
 import hermes_hooks
@@ -115,6 +115,27 @@ def test_a_slow_service_times_out_and_a_redirect_elsewhere_is_not_followed(home,
     )
     decision = hooks.pre_tool_call(**LS)
     assert decision.action == "block" and "refused a redirect to another host" in decision.message
+
+
+@pytest.mark.parametrize(
+    "kind", ["bad-status", "incomplete-chunk", "line-too-long", "many-headers", "closed"]
+)
+def test_a_malformed_reply_costs_only_its_own_hook(home, service, kind, caplog):
+    with misbehaving(kind) as broken:
+        allowed = [f"{service.url}/*", f"{broken.url}/*"]
+        entries = [{"type": "http", "url": f"{broken.url}/hook", "name": "broken"},
+                   {"type": "http", "url": f"{service.url}/policy", "name": "fleet"}]  # fmt: skip
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": entries}, allowed_http_hook_urls=allowed)
+            decision = hooks.pre_tool_call(**RM)
+        # the other hook's block still blocks; the broken one is a failure of its own
+        assert decision.action == "block" and decision.message == "policy: no rm"
+        assert len(broken.received) == 1 and "'broken'" in caplog.text
+        guard = {**entries[0], "fail_closed": True}
+        hooks = load(home, hooks={"pre_tool_call": [guard, entries[1]]},
+                     allowed_http_hook_urls=allowed)  # fmt: skip
+        decision = hooks.pre_tool_call(**LS)
+        assert decision.action == "block" and "broken" in decision.message
 
 
 def test_settings_json_http_hooks_speak_claude_code(home, service, monkeypatch):

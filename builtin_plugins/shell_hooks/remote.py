@@ -84,11 +84,19 @@ def at_once(
     name: str,
 ) -> list[process.Outcome]:
     """``one`` for every hook of the batch, side by side (a thread each but the first's);
-    outcomes in order."""
+    outcomes in order. A fault while running one hook is that hook's failure alone: the
+    others keep their answers."""
+
+    def alone(pair: tuple[ShellHook, process.Command]) -> process.Outcome:
+        try:
+            return one(*pair)
+        except Exception as exc:  # the fault stays with its hook
+            return process.Outcome(error=f"{type(exc).__name__}: {exc}")
+
     if len(batch) == 1:
-        return [one(*batch[0])]
+        return [alone(batch[0])]
     with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix=name) as pool:
-        return list(pool.map(lambda pair: one(*pair), batch))
+        return list(pool.map(alone, batch))
 
 
 def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
