@@ -7,6 +7,7 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -136,6 +137,36 @@ def test_a_malformed_reply_costs_only_its_own_hook(home, service, kind, caplog):
                      allowed_http_hook_urls=allowed)  # fmt: skip
         decision = hooks.pre_tool_call(**LS)
         assert decision.action == "block" and "broken" in decision.message
+
+
+def test_a_reply_shorter_than_its_content_length_is_a_failure(home, caplog):
+    with misbehaving("short") as broken:
+        guard = {"type": "http", "url": f"{broken.url}/hook", "name": "guard", "fail_closed": True}
+        allowed = [f"{broken.url}/*"]
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=allowed)
+            decision = hooks.pre_tool_call(**LS)
+        assert decision.action == "block" and "guard" in decision.message
+        assert "2 of 50 bytes" in decision.message
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": [{**guard, "fail_closed": False}]},
+                         allowed_http_hook_urls=allowed)  # fmt: skip
+            assert hooks.pre_tool_call(**LS).action is None  # fails open, but not silently
+        assert "2 of 50 bytes" in caplog.text
+
+
+def test_timeout_bounds_the_whole_exchange_not_each_read(home):
+    with misbehaving("drip") as slow:
+        guard = {"type": "http", "url": f"{slow.url}/hook", "timeout": 1, "fail_closed": True}
+        hooks = load(
+            home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=[f"{slow.url}/*"]
+        )
+        started = time.monotonic()
+        decision = hooks.pre_tool_call(**LS)
+        took = time.monotonic() - started
+    assert decision.action == "block" and "timed out after 1s" in decision.message
+    assert took < 3, f"a 1 s limit held the call {took:.1f} s"
 
 
 def test_settings_json_http_hooks_speak_claude_code(home, service, monkeypatch):

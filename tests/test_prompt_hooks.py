@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hermes_hooks.builtin_plugins.shell_hooks import template
-from hook_servers import Server, model
+from hook_servers import Server, misbehaving, model
 from shell_helpers import write_config, write_settings
 
 import hermes_hooks
@@ -91,6 +92,17 @@ def test_a_judge_that_cannot_answer_denies(home, llm, caplog, script, why):
         decision = hooks.pre_tool_call(**RM)
     assert decision.action == "block" and why in decision.message
     assert "fail_closed" in decision.message
+
+
+def test_timeout_bounds_the_whole_exchange_with_the_model(home, monkeypatch):
+    with misbehaving("drip") as slow:
+        monkeypatch.setenv("OPENAI_BASE_URL", slow.url + "/v1")
+        hooks = load(home, {"pre_tool_call": [{**JUDGE, "timeout": 1}]})
+        started = time.monotonic()
+        decision = hooks.pre_tool_call(**RM)
+        took = time.monotonic() - started
+    assert decision.action == "block" and "timed out after 1s" in decision.message
+    assert took < 3, f"a 1 s limit held the call {took:.1f} s"
 
 
 def test_a_reply_over_the_output_cap_is_cut_and_denies(home, llm):
