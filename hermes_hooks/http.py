@@ -1,10 +1,10 @@
-"""Talking HTTP for hooks: the allow-list of URLs, header values filled from allowed environment
-variables only, and a POST that never follows a redirect to another host. Used by the
+"""Talking HTTP for hooks: the allow-list of URLs (:mod:`.urls`: matched as parsed parts),
+header values filled from allowed environment variables only, and a POST that never follows a
+redirect to another host, whose time limit is the whole exchange. Used by the
 ``http_post`` built-in and the ``http`` and ``prompt`` hook types. Standard library only."""
 
 from __future__ import annotations
 
-import fnmatch
 import http.client
 import json
 import re
@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .urls import Target, target
+from .urls import pattern_problem as pattern_problem
+from .urls import refusal as refusal
+from .urls import url_allowed as url_allowed
 from .wire import jsonable
 
 #: How much of a response body is read (a hook's answer is small; more is cut).
@@ -31,14 +35,6 @@ def web_url(url: str) -> bool:
     payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``)."""
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
-
-
-def url_allowed(url: str, patterns: Any) -> bool:
-    """Whether ``url`` matches one of ``patterns`` (``allowed_http_hook_urls``: exact URLs or
-    ``fnmatch`` patterns such as ``https://hooks.example.com/*``). No list: nothing is allowed."""
-    if not isinstance(patterns, list):
-        return False
-    return any(isinstance(p, str) and fnmatch.fnmatchcase(url, p) for p in patterns)
 
 
 def variable_names(value: Any) -> list[str] | None:
@@ -83,10 +79,15 @@ class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(
         self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
     ) -> Any:
-        old, new = urlsplit(req.full_url), urlsplit(newurl)
-        if (old.scheme, old.netloc) != (new.scheme, new.netloc):
-            raise RedirectRefused(f"refused a redirect to another host ({new.netloc}, HTTP {code})")
+        old, new = target(req.full_url), target(newurl)
+        if isinstance(old, str) or isinstance(new, str) or _origin(new) != _origin(old):
+            where = urlsplit(newurl).netloc
+            raise RedirectRefused(f"refused a redirect to another host ({where}, HTTP {code})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _origin(to: Target) -> tuple[str, str, int]:
+    return to.scheme, to.host, to.port
 
 
 class _Exchange:
@@ -259,6 +260,9 @@ def _post(
 ) -> Reply:
     if not web_url(url):
         return Reply(error=f"not an http:// or https:// URL: {url}")
+    to = target(url)
+    if isinstance(to, str):
+        return Reply(error=f"{url} cannot receive a hook's payload: {to}")
     request = urllib.request.Request(url, data=data, method="POST")
     request.add_header("Content-Type", "application/json")
     for key, value in (headers or {}).items():

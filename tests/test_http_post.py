@@ -45,6 +45,16 @@ def test_a_url_outside_the_allow_list_is_refused(home, server, caplog):
     assert any("not in allowed_http_hook_urls" in r.getMessage() for r in caplog.records)
 
 
+def test_the_allow_list_matches_parsed_parts_never_the_raw_url(home, server, caplog):
+    url = f"{server.url}/.corp.example/audit"
+    config = {"http_post": {"url": url}, "allowed_http_hook_urls": ["http://*.corp.example/*"]}
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+        hooks.post_tool_call(tool_name="t", result="ok")
+    assert server.received == [] and "builtin:http_post" not in hooks.records
+    assert f"http_post: {url} is not in allowed_http_hook_urls" in caplog.text
+
+
 def test_no_redirect_to_another_host_and_failures_never_block(home, server, caplog):
     config = {
         "http_post": {"url": f"{server.url}/redirect"},

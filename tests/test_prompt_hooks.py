@@ -146,6 +146,18 @@ def test_entry_base_url_and_key_variable_are_gated_by_the_allow_list(
     assert len(llm.received) == 1
 
 
+def test_a_base_url_is_matched_as_parsed_parts(home, llm, caplog):
+    entry = {**JUDGE, "base_url": llm.url + "/.corp.example/v1"}
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(
+            home, {"pre_tool_call": [entry]}, allowed_http_hook_urls=["http://*.corp.example/*"]
+        )
+        decision = hooks.pre_tool_call(**RM)
+    assert "prompt hook refused" in caplog.text
+    assert decision.action == "block" and "allowed_http_hook_urls" in decision.message
+    assert llm.received == []
+
+
 def test_settings_json_prompt_hooks(home, llm):
     llm.script = [("reply", '{"ok": false, "reason": "tests are failing"}')]
     group = {"hooks": [{"type": "prompt", "prompt": "Is the task done? $ARGUMENTS",
