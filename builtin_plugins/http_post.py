@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import fill_headers, post_json, url_allowed, variable_names, web_url
+from hermes_hooks.http import fill_headers, post_json, refusal, variable_names, web_url
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
 
@@ -83,11 +83,12 @@ def setup(hooks: Hooks) -> HttpPost | None:
     if not web_url(options["url"]):
         log.warning("http_post: %s is not an http:// or https:// URL; off", options["url"])
         return None
-    if not url_allowed(options["url"], hooks.config.get("allowed_http_hook_urls")):
+    refused = refusal(options["url"], hooks.config.get("allowed_http_hook_urls"))
+    if refused is not None:
         log.warning(
-            "http_post: %s is not in allowed_http_hook_urls; off (add it, or a pattern such as "
-            "'https://hooks.example.com/*', to allowed_http_hook_urls in config.yaml)",
-            options["url"],
+            "http_post: %s; off (add it, or a pattern such as 'https://hooks.example.com/*', "
+            "to allowed_http_hook_urls in config.yaml)",
+            refused,
         )
         return None
     return HttpPost(hooks, options)

@@ -1,21 +1,27 @@
-"""Talking HTTP for hooks: the allow-list of URLs, header values filled from allowed environment
-variables only, and a POST that never follows a redirect to another host. Used by the
+"""Talking HTTP for hooks: the allow-list of URLs (:mod:`.urls`: matched as parsed parts),
+header values filled from allowed environment variables only, and a POST that never follows a
+redirect to another host, whose time limit is the whole exchange. Used by the
 ``http_post`` built-in and the ``http`` and ``prompt`` hook types. Standard library only."""
 
 from __future__ import annotations
 
-import fnmatch
+import http.client
 import json
 import re
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from .urls import Target, target
+from .urls import pattern_problem as pattern_problem
+from .urls import refusal as refusal
+from .urls import url_allowed as url_allowed
 from .wire import jsonable
 
 #: How much of a response body is read (a hook's answer is small; more is cut).
@@ -29,14 +35,6 @@ def web_url(url: str) -> bool:
     payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``)."""
     parts = urlsplit(url)
     return parts.scheme in ("http", "https") and bool(parts.netloc)
-
-
-def url_allowed(url: str, patterns: Any) -> bool:
-    """Whether ``url`` matches one of ``patterns`` (``allowed_http_hook_urls``: exact URLs or
-    ``fnmatch`` patterns such as ``https://hooks.example.com/*``). No list: nothing is allowed."""
-    if not isinstance(patterns, list):
-        return False
-    return any(isinstance(p, str) and fnmatch.fnmatchcase(url, p) for p in patterns)
 
 
 def variable_names(value: Any) -> list[str] | None:
@@ -81,13 +79,137 @@ class _SameHostRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(
         self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str
     ) -> Any:
-        old, new = urlsplit(req.full_url), urlsplit(newurl)
-        if (old.scheme, old.netloc) != (new.scheme, new.netloc):
-            raise RedirectRefused(f"refused a redirect to another host ({new.netloc}, HTTP {code})")
+        old, new = target(req.full_url), target(newurl)
+        if isinstance(old, str) or isinstance(new, str) or _origin(new) != _origin(old):
+            where = urlsplit(newurl).netloc
+            raise RedirectRefused(f"refused a redirect to another host ({where}, HTTP {code})")
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-_OPENER = urllib.request.build_opener(_SameHostRedirects)
+def _origin(to: Target) -> tuple[str, str, int]:
+    return to.scheme, to.host, to.port
+
+
+class _Exchange:
+    """The time limit of one POST, over the whole exchange (connecting, sending, every read,
+    redirects): a socket's own timeout bounds one operation only, so a server that drips a
+    byte at a time would hold the caller for ever. Each operation gets at most the time left,
+    and when the limit passes every connection of the exchange is shut down, which ends a read
+    blocked in another frame at once."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.deadline = time.monotonic() + timeout
+        self.expired = False
+        self.done = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(max(timeout, 0.0), self.expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def left(self) -> float:
+        """Seconds left; ``TimeoutError`` when none are."""
+        left = self.deadline - time.monotonic()
+        if self.expired or left <= 0:
+            raise TimeoutError(f"no answer within {self.timeout:g}s")
+        return left
+
+    def hold(self, sock: socket.socket) -> None:
+        """Bound ``sock`` (a connected socket of the exchange) by the time left."""
+        sock.settimeout(self.left())
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:
+            _shut(sock)
+
+    def expire(self) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def finish(self) -> bool:
+        """End the exchange; ``False`` when its time ran out first (what was read is cut)."""
+        self._timer.cancel()
+        with self._lock:
+            self.done = True
+            return not self.expired
+
+
+def _shut(sock: socket.socket) -> None:
+    # The plain socket's shutdown, on the descriptor: it wakes a read blocked on it even after
+    # urllib has dropped the socket object (the response still reads through it), and an SSL
+    # socket's own shutdown would first drop its TLS state under the reading thread.
+    try:
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+class _Bounded(http.client.HTTPConnection):
+    """A connection of an :class:`_Exchange`: connects within the time left; every operation
+    on its socket then gets at most the time left, and the exchange's limit shuts it down."""
+
+    exchange: _Exchange
+
+    def connect(self) -> None:
+        self.timeout = self.exchange.left()
+        super().connect()
+        self.exchange.hold(self.sock)
+
+
+class _BoundedHTTPS(http.client.HTTPSConnection):
+    """:class:`_Bounded` over TLS (the handshake has its own limit: the time left)."""
+
+    exchange: _Exchange
+
+    def connect(self) -> None:
+        self.timeout = self.exchange.left()
+        super().connect()
+        self.exchange.hold(self.sock)
+
+
+def _bind(
+    cls: type[_Bounded | _BoundedHTTPS], exchange: _Exchange
+) -> Callable[..., http.client.HTTPConnection]:
+    def make(*args: Any, **kwargs: Any) -> http.client.HTTPConnection:
+        connection = cls(*args, **kwargs)
+        connection.exchange = exchange
+        return connection
+
+    return make
+
+
+_TLS: list[Any] = []
+
+
+def _tls_context() -> Any:
+    """One default TLS context, made on the first https:// POST (loading the CA store costs
+    milliseconds; the context is safe to share between threads)."""
+    if not _TLS:
+        import ssl
+
+        _TLS.append(ssl.create_default_context())
+    return _TLS[0]
+
+
+def _opener(exchange: _Exchange) -> urllib.request.OpenerDirector:
+    """An opener whose connections belong to ``exchange`` (one per POST: cheap)."""
+
+    class Plain(urllib.request.HTTPHandler):
+        def http_open(self, req: Any) -> Any:
+            return self.do_open(_bind(_Bounded, exchange), req)
+
+    class Secure(urllib.request.HTTPSHandler):
+        def https_open(self, req: Any) -> Any:
+            return self.do_open(_bind(_BoundedHTTPS, exchange), req, context=_tls_context())
+
+    return urllib.request.build_opener(_SameHostRedirects, Plain, Secure)
 
 
 @dataclass
@@ -138,29 +260,65 @@ def _post(
 ) -> Reply:
     if not web_url(url):
         return Reply(error=f"not an http:// or https:// URL: {url}")
+    to = target(url)
+    if isinstance(to, str):
+        return Reply(error=f"{url} cannot receive a hook's payload: {to}")
     request = urllib.request.Request(url, data=data, method="POST")
     request.add_header("Content-Type", "application/json")
     for key, value in (headers or {}).items():
         request.add_header(str(key), str(value))
+    exchange = _Exchange(timeout)
+    late = Reply(error=f"no answer within {timeout:g}s", timed_out=True)
     try:
-        with _OPENER.open(request, timeout=timeout) as response:  # noqa: S310  # allow-listed URL
-            body = response.read(cap + 1)
-            return Reply(response.status, body[:cap], truncated=len(body) > cap)
+        with _opener(exchange).open(request, timeout=timeout) as response:  # noqa: S310
+            reply = _read(url, response, cap)
     except urllib.error.HTTPError as exc:
         try:
-            body = exc.read(cap + 1) if exc.fp is not None else b""
-        except OSError:
-            body = b""
-        return Reply(exc.code, body[:cap], truncated=len(body) > cap)
+            reply = _read(url, exc, cap) if exc.fp is not None else Reply(exc.code)
+        except (OSError, http.client.HTTPException):
+            reply = Reply(exc.code)
     except urllib.error.URLError as exc:
         reason = exc.reason
-        if isinstance(reason, (TimeoutError, socket.timeout)):
-            return Reply(error=f"no answer within {timeout:g}s", timed_out=True)
-        return Reply(error=f"cannot reach {url}: {reason}")
+        if exchange.expired or isinstance(reason, (TimeoutError, socket.timeout)):
+            reply = late
+        else:
+            reply = Reply(error=f"cannot reach {url}: {reason}")
     except TimeoutError:
-        return Reply(error=f"no answer within {timeout:g}s", timed_out=True)
+        reply = late
+    except http.client.HTTPException as exc:  # BadStatusLine, IncompleteRead, LineTooLong, ...
+        reply = Reply(error=f"malformed reply from {url}: {_said(exc)}")
     except (OSError, ValueError) as exc:  # a reset connection, a malformed URL
-        return Reply(error=f"cannot reach {url}: {type(exc).__name__}: {exc}")
+        reply = Reply(error=f"cannot reach {url}: {type(exc).__name__}: {exc}")
+    # Whatever was read or raised after the limit passed was cut short by it: a timeout.
+    return reply if exchange.finish() else late
+
+
+def _read(url: str, response: Any, cap: int) -> Reply:
+    """The status and body of a response; a body shorter than its ``Content-Length`` (the
+    server closed early) is a failure, never a shorter answer."""
+    chunks: list[bytes] = []
+    size = 0
+    while size <= cap:  # to the end of the body or one byte over the cap
+        chunk = response.read(cap + 1 - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    body, status = b"".join(chunks), response.status
+    declared = str(response.headers.get("Content-Length") or "").strip()
+    if declared.isdigit() and status not in (204, 304) and len(body) < min(int(declared), cap + 1):
+        return Reply(
+            status,
+            error=f"incomplete reply from {url}: {len(body)} of {declared} bytes "
+            "(the connection closed early)",
+        )
+    return Reply(status, body[:cap], truncated=len(body) > cap)
+
+
+def _said(exc: BaseException) -> str:
+    """An exception as a short line (a malformed reply can hold anything: kept short)."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:199] + "…"
 
 
 def post_json(

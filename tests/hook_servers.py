@@ -4,6 +4,7 @@ stub OpenAI-compatible ``/chat/completions`` endpoint whose replies a test scrip
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -136,3 +137,94 @@ def model() -> Iterator[Server]:
     Handler.state = state
     with _serve(Handler, state) as server:
         yield server
+
+
+#: Replies of :func:`misbehaving`, each as the bytes sent (``None``: sent by a function).
+MALFORMED = {
+    # not an HTTP status line: http.client raises BadStatusLine
+    "bad-status": b"HTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    # a chunked body whose chunk is cut short: IncompleteRead
+    "incomplete-chunk": b'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40\r\n{"action"',
+    # a status line over http.client's 64 KiB line limit: LineTooLong
+    "line-too-long": b"HTTP/1.1 200 " + b"O" * 70000 + b"\r\n\r\n",
+    # over a hundred headers: http.client raises a plain HTTPException
+    "many-headers": b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 120 + b"Content-Length: 2\r\n\r\n{}",
+    # Content-Length 50, two bytes of a valid (empty) answer, then the connection is closed
+    "short": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{}",
+    # the connection closed with no reply at all
+    "closed": b"",
+}
+
+
+def _read_request(conn: socket.socket) -> bytes:
+    """The request's head and its Content-Length body, read off ``conn``."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip() or 0)
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body
+
+
+@contextmanager
+def misbehaving(kind: str) -> Iterator[Server]:
+    """A raw-socket server on 127.0.0.1 that answers every request the way ``kind`` names: one
+    of :data:`MALFORMED`, or ``drip`` (a 200 whose 60-byte body comes one byte every 0.5 s)."""
+    state = Server("")
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.1)
+    state.url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    stop = threading.Event()
+
+    def answer(conn: socket.socket) -> None:
+        with conn:
+            request = _read_request(conn)
+            state.received.append({"raw": request})
+            try:
+                if kind == "drip":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 60\r\n\r\n")
+                    for byte in b" " * 60:
+                        if stop.wait(0.5):
+                            return
+                        conn.sendall(bytes([byte]))
+                else:
+                    conn.sendall(MALFORMED[kind])
+                    conn.shutdown(socket.SHUT_WR)
+                    time.sleep(0.2)  # let the client read before the close
+            except OSError:
+                pass  # the client gave up
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            conn.settimeout(None)
+            threading.Thread(target=answer, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield state
+    finally:
+        stop.set()
+        thread.join(timeout=2)
+        listener.close()

@@ -7,15 +7,17 @@ import json
 import logging
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hook_servers import Server, policy
+from hook_servers import Server, misbehaving, policy
 from shell_helpers import write_config, write_settings
 
 import hermes_hooks
+from hermes_hooks import http
 from hermes_hooks.cli import hoist_global_options, hooks_group
 
 RM = {"tool_name": "terminal", "args": {"command": "rm -rf build"}}
@@ -88,6 +90,74 @@ def test_a_url_outside_the_allow_list_is_refused_loudly_and_blocks_when_fail_clo
     assert "not in allowed_http_hook_urls" in out
 
 
+@pytest.mark.parametrize(
+    ("pattern", "trick"),
+    [
+        ("http://*.corp.example/*", "{url}/.corp.example/x"),  # the host glob ran into the path
+        ("http://corp.example:*/*", "http://corp.example:1@{hostport}/x"),  # user info
+        ("http://corp.example*", "http://corp.example@{hostport}/"),
+        ("http://*corp.example/*", "{url}/?corp.example/"),
+    ],
+)
+def test_the_allow_list_matches_parsed_parts_never_the_raw_url(
+    home, service, caplog, pattern, trick
+):
+    url = trick.format(url=service.url, hostport=service.url.removeprefix("http://"))
+    entry = {"type": "http", "url": url, "fail_closed": True, "name": "guard"}
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, hooks={"pre_tool_call": [entry]}, allowed_http_hook_urls=[pattern])
+        decision = hooks.pre_tool_call(**LS)
+    assert "http hook refused" in caplog.text
+    assert decision.action == "block" and "allowed_http_hook_urls" in decision.message
+    assert service.received == []  # the payload went nowhere
+
+
+def test_an_ipv6_literal_in_the_allow_list_is_a_host_and_port(home, caplog):
+    allowed = ["http://[::1]:8080/*"]
+    entries = [{"type": "http", "url": "http://[::1]:8080/hook", "name": "v6"},
+               {"type": "http", "url": "http://[::1]:8081/hook", "name": "other-port"}]  # fmt: skip
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        load(home, hooks={"pre_tool_call": entries}, allowed_http_hook_urls=allowed)
+    code, out = cli(home, "list", "--json")
+    status = {r["name"]: r["status"] for r in json.loads(out) if r.get("type") == "http"}
+    assert status == {"v6": "active", "other-port": "refused"}
+
+
+@pytest.mark.parametrize(
+    ("url", "allowed"),
+    [
+        ("https://a.corp.example/x", True),
+        ("https://A.Corp.Example./x/y?q=1", True),  # case and a trailing dot: the same host
+        ("https://corp.example/x", False),  # *. wants a subdomain
+        ("http://a.corp.example/x", False),  # another scheme
+        ("https://a.corp.example:8443/x", False),  # another port
+        ("https://a.corp.example:443/x", True),  # the scheme's own port
+        ("https://a.corp.example.evil/x", False),
+        ("https://evil/.corp.example/x", False),
+        ("https://a.corp.example@evil/x", False),
+        ("https://user:pw@a.corp.example/x", False),  # no user info, ever: use headers
+        ("https://a.corp.example/../x", False),  # dot segments
+        ("https://a.corp.example%2f.evil/x", False),
+    ],
+)
+def test_url_allowed_table(url, allowed):
+    assert http.url_allowed(url, ["https://*.corp.example/*"]) is allowed
+
+
+def test_url_allowed_patterns():
+    assert http.url_allowed("https://h.example/hooks/pre", ["https://h.example/hooks/*"])
+    assert not http.url_allowed("https://h.example/other", ["https://h.example/hooks/*"])
+    assert http.url_allowed("https://h.example/", ["https://h.example"])  # no path: "/"
+    assert http.url_allowed("http://127.0.0.1:9/x", ["http://127.0.0.1:*/*"])  # any port
+    assert http.url_allowed("http://[::1]:8080/x", ["http://[::1]:8080/*"])
+    assert not http.url_allowed("http://[::2]:8080/x", ["http://[::1]:8080/*"])
+    assert http.url_allowed("https://x.example/y", ["*"])  # everything, as before
+    assert not http.url_allowed("https://x.example/y", ["x.example/*", "https://u@x.example/*"])
+    assert http.pattern_problem("x.example/*") is not None
+    assert http.pattern_problem("https://u@x.example/*") is not None
+    assert http.pattern_problem("https://*.x.example:*/a/*") is None
+
+
 def test_a_failing_service_is_an_error_naming_the_status(home, service, caplog):
     down = {"type": "http", "url": f"{service.url}/down"}
     guard = {"type": "http", "url": f"{service.url}/down", "fail_closed": True, "name": "guard"}
@@ -115,6 +185,57 @@ def test_a_slow_service_times_out_and_a_redirect_elsewhere_is_not_followed(home,
     )
     decision = hooks.pre_tool_call(**LS)
     assert decision.action == "block" and "refused a redirect to another host" in decision.message
+
+
+@pytest.mark.parametrize(
+    "kind", ["bad-status", "incomplete-chunk", "line-too-long", "many-headers", "closed"]
+)
+def test_a_malformed_reply_costs_only_its_own_hook(home, service, kind, caplog):
+    with misbehaving(kind) as broken:
+        allowed = [f"{service.url}/*", f"{broken.url}/*"]
+        entries = [{"type": "http", "url": f"{broken.url}/hook", "name": "broken"},
+                   {"type": "http", "url": f"{service.url}/policy", "name": "fleet"}]  # fmt: skip
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": entries}, allowed_http_hook_urls=allowed)
+            decision = hooks.pre_tool_call(**RM)
+        # the other hook's block still blocks; the broken one is a failure of its own
+        assert decision.action == "block" and decision.message == "policy: no rm"
+        assert len(broken.received) == 1 and "'broken'" in caplog.text
+        guard = {**entries[0], "fail_closed": True}
+        hooks = load(home, hooks={"pre_tool_call": [guard, entries[1]]},
+                     allowed_http_hook_urls=allowed)  # fmt: skip
+        decision = hooks.pre_tool_call(**LS)
+        assert decision.action == "block" and "broken" in decision.message
+
+
+def test_a_reply_shorter_than_its_content_length_is_a_failure(home, caplog):
+    with misbehaving("short") as broken:
+        guard = {"type": "http", "url": f"{broken.url}/hook", "name": "guard", "fail_closed": True}
+        allowed = [f"{broken.url}/*"]
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=allowed)
+            decision = hooks.pre_tool_call(**LS)
+        assert decision.action == "block" and "guard" in decision.message
+        assert "2 of 50 bytes" in decision.message
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            hooks = load(home, hooks={"pre_tool_call": [{**guard, "fail_closed": False}]},
+                         allowed_http_hook_urls=allowed)  # fmt: skip
+            assert hooks.pre_tool_call(**LS).action is None  # fails open, but not silently
+        assert "2 of 50 bytes" in caplog.text
+
+
+def test_timeout_bounds_the_whole_exchange_not_each_read(home):
+    with misbehaving("drip") as slow:
+        guard = {"type": "http", "url": f"{slow.url}/hook", "timeout": 1, "fail_closed": True}
+        hooks = load(
+            home, hooks={"pre_tool_call": [guard]}, allowed_http_hook_urls=[f"{slow.url}/*"]
+        )
+        started = time.monotonic()
+        decision = hooks.pre_tool_call(**LS)
+        took = time.monotonic() - started
+    assert decision.action == "block" and "timed out after 1s" in decision.message
+    assert took < 3, f"a 1 s limit held the call {took:.1f} s"
 
 
 def test_settings_json_http_hooks_speak_claude_code(home, service, monkeypatch):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 
 import pytest
-from hook_servers import Server, policy
+from hook_servers import Server, misbehaving, policy
 
 import hermes_hooks
 from hermes_hooks import http
@@ -42,6 +43,16 @@ def test_a_url_outside_the_allow_list_is_refused(home, server, caplog):
     hooks.post_tool_call(tool_name="t", result="ok")
     assert server.received == [] and "builtin:http_post" not in hooks.records
     assert any("not in allowed_http_hook_urls" in r.getMessage() for r in caplog.records)
+
+
+def test_the_allow_list_matches_parsed_parts_never_the_raw_url(home, server, caplog):
+    url = f"{server.url}/.corp.example/audit"
+    config = {"http_post": {"url": url}, "allowed_http_hook_urls": ["http://*.corp.example/*"]}
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+        hooks.post_tool_call(tool_name="t", result="ok")
+    assert server.received == [] and "builtin:http_post" not in hooks.records
+    assert f"http_post: {url} is not in allowed_http_hook_urls" in caplog.text
 
 
 def test_no_redirect_to_another_host_and_failures_never_block(home, server, caplog):
@@ -95,3 +106,27 @@ def test_only_http_and_https_urls_are_posted_to(home, tmp_path, caplog):
         hooks = hermes_hooks.load(home, config, entry_points=False)
     assert "builtin:http_post" not in hooks.records
     assert f"http_post: {secret.as_uri()} is not an http:// or https:// URL; off" in caplog.text
+
+
+def test_timeout_bounds_the_whole_exchange(home, caplog):
+    with misbehaving("drip") as slow:
+        config = {"http_post": {"url": f"{slow.url}/audit", "timeout": 1},
+                  "allowed_http_hook_urls": [f"{slow.url}/*"]}  # fmt: skip
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+        started = time.monotonic()
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            assert hooks.post_tool_call(tool_name="t", result="ok") is None
+        took = time.monotonic() - started
+    assert "no answer within 1s" in caplog.text
+    assert took < 3, f"a 1 s limit held the call {took:.1f} s"
+
+
+@pytest.mark.parametrize("kind", ["bad-status", "incomplete-chunk", "short"])
+def test_a_malformed_or_cut_reply_is_logged_and_never_blocks(home, caplog, kind):
+    with misbehaving(kind) as broken:
+        config = {"http_post": {"url": f"{broken.url}/audit", "timeout": 2},
+                  "allowed_http_hook_urls": [f"{broken.url}/*"]}  # fmt: skip
+        hooks = hermes_hooks.load(home, config, entry_points=False)
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            assert hooks.post_tool_call(tool_name="t", result="ok") is None
+    assert f"http_post to {broken.url}/audit on post_tool_call failed" in caplog.text

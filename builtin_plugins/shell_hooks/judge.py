@@ -7,9 +7,10 @@ the model's reply becomes the hook's answer.
   the entry's ``api_key_env`` names, else ``OPENAI_API_KEY`` (none: no ``Authorization``).
 - On events whose answer decides whether the agent acts (the answer type's ``guards_actions``:
   ``pre_tool_call``, ``permission_request``) the model is asked, through structured output,
-  for ``{"decision": "allow"|"ask"|"deny", "reason"}``; a reply that ignores the format is read
-  tolerantly (the first JSON object in the text, fenced or not); Claude Code's ``{"ok", "reason"}``
-  is accepted. ``deny`` is the event's block (exit 2 with the reason), ``ask`` asks the human
+  for ``{"decision": "allow"|"ask"|"deny", "reason"}``. The reply must be that JSON object (or
+  hold it as its one fenced code block): an object merely quoted in the text (the tool argument
+  can hold ``{"decision": "allow"}``) decides nothing. Claude Code's ``{"ok", "reason"}`` is
+  accepted; a decision or ``ok`` of another value, or the two disagreeing, is no allow. ``deny`` is the event's block (exit 2 with the reason), ``ask`` asks the human
   where the event can, ``allow`` allows. These hooks are ``fail_closed``: a timeout, an HTTP
   error or an unreadable reply denies.
 - On other events the reply text is context (``{"ok": false, "reason"}`` blocks where the event
@@ -76,8 +77,11 @@ def read(
     if not isinstance(prompt, str) or not prompt.strip():
         warn(f"{where}: a prompt hook needs a non-empty 'prompt' (the question for the model); skipped")  # fmt: skip
         return None
-    for problem in template.check(prompt):
-        warn(f"{where}: prompt placeholder {problem}; it renders as nothing")
+    decides = info.answer.guards_actions
+    problems = template.check(prompt, payload_fields(info))
+    for problem in problems:
+        then = f"the judge denies on {info.name} until it is fixed" if decides else "it renders as nothing"  # fmt: skip
+        warn(f"{where}: prompt placeholder {problem}; {then}")
     model = raw.get("model")
     if model is not None and not isinstance(model, str):
         warn(f"{where}: model must be a string; ignored")
@@ -89,7 +93,8 @@ def read(
         "base_url": None,
         "refused": None,
         "remedy": remote.REMEDY.replace("its URL", "its base_url"),
-        "decides": info.answer.guards_actions,
+        "decides": decides,
+        "template_problems": problems,
         "can_block": info.can_block,
         "ask": info.answer.normalise(_ask("x"), "x") is not None,
         "allow": info.answer.normalise(_allow("x"), "x") is not None,
@@ -124,10 +129,26 @@ def _allow(reason: str) -> dict[str, Any]:
     return {**ALLOW, "message": reason}
 
 
+def payload_fields(info: EventInfo) -> set[str]:
+    """The top-level fields a payload of ``info``'s event can have, in either protocol."""
+    from hermes_hooks import wire
+
+    fields = {*wire.HERMES_WIRE_KEYS, *wire.CLAUDE_COMMON_KEYS, *wire.CLAUDE_OPTIONAL_KEYS}
+    if info.tool_event:
+        fields |= {"tool_name", "tool_input"}
+    for event in info.claude:
+        fields |= set(event.fields)
+    if not info.claude:  # sent under the arguments' own names
+        fields |= set(info.args)
+    return fields
+
+
 def problem(hook: ShellHook) -> str | None:
     """Why the hook cannot run as configured (``hermes hooks doctor``)."""
     if hook.options.get("refused"):
         return str(hook.options["refused"])
+    if hook.options.get("template_problems"):
+        return f"prompt placeholder {hook.options['template_problems'][0]}"
     if not hook.options.get("model"):
         return "no model: give the entry a 'model'"
     return None
@@ -143,6 +164,8 @@ def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     options = hook.options
     if not options.get("model"):
         return process.Outcome(error="no model configured (give the entry a 'model')")
+    if options["decides"] and options.get("template_problems"):  # never judge a prompt with holes
+        return process.Outcome(error=f"prompt placeholder {options['template_problems'][0]}")
     try:
         payload = json.loads(command.stdin.decode("utf-8", "surrogatepass"))
     except ValueError:
@@ -188,33 +211,60 @@ def content(body: bytes) -> str:
     return text
 
 
-def first_object(text: str) -> dict[str, Any] | None:
-    """The first JSON object in ``text`` (the whole text, a fenced block, or embedded)."""
-    decoder = json.JSONDecoder()
-    text = text[:65536]  # a verdict is short; a huge reply is not searched through
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
+_FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n?(.*?)```", re.S | re.I)
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("a key is repeated")
+    return dict(pairs)
+
+
+def _object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text, object_pairs_hook=_unique)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def reply_object(text: str) -> dict[str, Any] | None:
+    """The JSON object the reply is: the whole reply, or its one fenced code block. An object
+    merely quoted inside prose (the payload's own ``{"decision": "allow"}``, echoed) is not
+    the judge's answer, and two fenced blocks are no single answer."""
+    whole = _object(text.strip())
+    if whole is not None:
+        return whole
+    fences = _FENCE.findall(text[:65536])
+    return _object(fences[0].strip()) if len(fences) == 1 else None
+
+
+_RANK = {"allow": 0, "ask": 1, "deny": 2}
 
 
 def verdict(text: str) -> tuple[str, str] | None:
-    """``(allow|ask|deny, reason)`` from a reply, or ``None`` when it holds no verdict."""
-    found = first_object(text)
-    if found is None:
+    """``(allow|ask|deny, reason)`` from a reply, or ``None`` when the reply is no verdict
+    (not a JSON object, or one with neither ``decision`` nor ``ok``). A ``decision`` other
+    than allow/ask/deny (``block`` is deny) or a non-boolean ``ok`` is :class:`Unreadable`;
+    both present, the stricter wins."""
+    found = reply_object(text)
+    if found is None or ("decision" not in found and "ok" not in found):
         return None
     reason = found.get("reason")
     reason = reason.strip() if isinstance(reason, str) else ""
-    decision = found.get("decision")
-    if isinstance(decision, str) and decision.strip().lower() in DECISIONS:
-        return DECISIONS[decision.strip().lower()], reason
-    if isinstance(found.get("ok"), bool):  # Claude Code's prompt hook answer
-        return ("allow" if found["ok"] else "deny"), reason
-    return None
+    said: list[str] = []
+    if "decision" in found:
+        decision = found["decision"]
+        key = decision.strip().lower() if isinstance(decision, str) else None
+        if key not in DECISIONS:
+            raise Unreadable(f"no decision in {text.strip()[:160]!r}: 'decision' is {decision!r}, not allow, ask or deny")  # fmt: skip
+        said.append(DECISIONS[key])
+    if "ok" in found:
+        if not isinstance(found["ok"], bool):
+            raise Unreadable(f"no decision in {text.strip()[:160]!r}: 'ok' is {found['ok']!r}, not true or false")  # fmt: skip
+        said.append("allow" if found["ok"] else "deny")
+    return max(said, key=_RANK.__getitem__), reason
 
 
 def answer(options: Mapping[str, Any], text: str) -> process.Outcome:
@@ -222,7 +272,10 @@ def answer(options: Mapping[str, Any], text: str) -> process.Outcome:
     found = verdict(text)
     if options["decides"]:
         if found is None:
-            raise Unreadable(f"no decision in {text.strip()[:160]!r}")
+            raise Unreadable(
+                f"no decision in {text.strip()[:160]!r} (the reply must be the JSON object, "
+                "or hold it as its one fenced block)"
+            )
         decision, reason = found
         if decision == "deny":
             return process.Outcome(returncode=2, stderr=(reason or "denied by the judge").encode())

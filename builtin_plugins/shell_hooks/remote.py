@@ -8,7 +8,8 @@
   config.yaml lists in its config-wide ``allowed_env_vars``; any other reference is sent empty,
   and is reported when the entry is read.
 - Consent: an http hook runs no code here, but it sends the payload out, so its URL must match
-  one of config.yaml's ``allowed_http_hook_urls`` (``*`` wildcards); outside it the hook is
+  one of config.yaml's ``allowed_http_hook_urls`` (matched as parsed scheme, host, port and
+  path, ``*`` wildcards in the host, port and path); outside it the hook is
   refused (reported at load, listed as ``refused``, and blocking when ``fail_closed``).
 """
 
@@ -29,10 +30,9 @@ REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to a
 
 
 def gate(url: str, settings: Mapping[str, Any]) -> str | None:
-    """Why ``url`` may not receive a hook's payload (``None``: it may)."""
-    if http.url_allowed(url, settings.get("allowed_http_hook_urls")):
-        return None
-    return f"{url} is not in allowed_http_hook_urls"
+    """Why ``url`` may not receive a hook's payload (``None``: it may): matched against
+    ``allowed_http_hook_urls`` as parsed scheme, host, port and path (:mod:`hermes_hooks.urls`)."""
+    return http.refusal(url, settings.get("allowed_http_hook_urls"))
 
 
 def read(
@@ -84,11 +84,19 @@ def at_once(
     name: str,
 ) -> list[process.Outcome]:
     """``one`` for every hook of the batch, side by side (a thread each but the first's);
-    outcomes in order."""
+    outcomes in order. A fault while running one hook is that hook's failure alone: the
+    others keep their answers."""
+
+    def alone(pair: tuple[ShellHook, process.Command]) -> process.Outcome:
+        try:
+            return one(*pair)
+        except Exception as exc:  # the fault stays with its hook
+            return process.Outcome(error=f"{type(exc).__name__}: {exc}")
+
     if len(batch) == 1:
-        return [one(*batch[0])]
+        return [alone(batch[0])]
     with ThreadPoolExecutor(max_workers=len(batch), thread_name_prefix=name) as pool:
-        return list(pool.map(lambda pair: one(*pair), batch))
+        return list(pool.map(alone, batch))
 
 
 def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
