@@ -29,6 +29,8 @@ DEFAULT_TIMEOUT = 60
 #: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
 REMOTE_KINDS = frozenset({"http", "prompt"})
 MAX_TIMEOUT = 300
+#: :attr:`ShellHook.key`: event, event as written, matcher, what runs, the settings.
+HookKey = tuple[str, str, str | None, str, str]
 
 
 @dataclass
@@ -82,16 +84,35 @@ class ShellHook:
     rewake: bool = False
 
     @property
-    def key(self) -> tuple[str, str, str | None, str]:
-        """What makes two entries the same hook: identical ones run once."""
+    def key(self) -> HookKey:
+        """What makes two entries the same hook: identical ones run once. Everything that
+        changes how or whether the hook runs and what its failure does counts (its env,
+        ``fail_closed``, ``required``, timeout, working dir, protocol, ...); only where it was
+        written and its ``name`` do not, so merging never drops a guard's settings."""
         ident = self.command
         if self.exec_args is not None:
             ident += "\0args=" + json.dumps(list(self.exec_args))
         if self.condition is not None:
             ident += "\0if=" + self.condition.text
         if self.kind != "command":
-            ident += f"\0{self.kind}=" + json.dumps(self.options, sort_keys=True, default=str)
-        return (self.event, self.configured_event, self.matcher, ident)
+            ident += f"\0{self.kind}"
+        settings = {
+            "timeout": self.timeout,
+            "fail_closed": self.fail_closed,
+            "required": self.required,
+            "priority": self.priority,
+            "env": sorted(self.env.items()),
+            "working_dir": self.working_dir,
+            "protocol": self.protocol,
+            "plugin_root": self.plugin_root,
+            "pin": list(self.pin),
+            "env_passthrough": list(self.env_passthrough),
+            "canary": self.canary and {k: v for k, v in self.canary.items() if k != "where"},
+            "async": (self.background, self.rewake),
+            "options": self.options,
+        }
+        text = json.dumps(settings, sort_keys=True, default=str)
+        return (self.event, self.configured_event, self.matcher, ident, text)
 
     @property
     def approval_key(self) -> tuple[str, str | None, str]:

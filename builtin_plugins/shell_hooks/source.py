@@ -28,7 +28,7 @@ from .approvals import Approvals, Ask, Consent, interactive, question, tty_promp
 from .background import Background, Mailbox, Wakeup
 from .environment import parse_env_file
 from .execution import Runner
-from .matching import ShellHook
+from .matching import HookKey, ShellHook
 from .mcp import McpTransport
 from .runs import Recorder, Run, combine, trace
 from .workers import WorkerPool
@@ -94,13 +94,18 @@ class ShellHooks(SourceBase):
         )
         self._continues: dict[str, int] = {}
         self._lock = threading.Lock()
-        seen: set[tuple[str, str, str | None, str]] = set()
+        seen: dict[HookKey, ShellHook] = {}
         ordered: list[ShellHook] = []
         for hook in entries:
-            if hook.key in seen:
-                continue  # identical entries (event, configured event, matcher, command) run once
-            seen.add(hook.key)
+            first = seen.get(hook.key)
+            if first is not None:
+                # identical in every setting (ShellHook.key): one hook, and said so
+                self._problem(f"{hook.where}: identical to {first.where} (same event, matcher, "
+                              "command and settings); it runs once")  # fmt: skip
+                continue
+            seen[hook.key] = hook
             ordered.append(hook)
+        self.approvals.configured = lambda: self.all_hooks
         # priority moves a hook earlier among the shell hooks of its event; ties keep config order
         ordered.sort(key=lambda h: -h.priority)
         self.by_event: dict[str, list[ShellHook]] = {}
@@ -108,6 +113,10 @@ class ShellHooks(SourceBase):
             self.by_event.setdefault(hook.event, []).append(hook)
         for event in self.by_event:
             setattr(self, event, self._impl(self._manager.event(event)))
+
+    def _problem(self, message: str) -> None:
+        self.problems.append(message)
+        log.warning("%s", message)
 
     # -------------------------------------------------------------- pluggy glue
 
