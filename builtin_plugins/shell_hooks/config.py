@@ -17,7 +17,7 @@ from hermes_hooks import catalogue, wire
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
-from . import dialects, kinds
+from . import dialects, kinds, unreadable
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
 
 if TYPE_CHECKING:
@@ -63,6 +63,13 @@ class Reader:
         self.manager = manager
         #: config.yaml's ``allowed_http_hook_urls`` and ``allowed_env_vars`` (http, prompt).
         self.settings: Mapping[str, Any] = {}
+        #: Guard entries that cannot be read, as hooks that block their events
+        #: (:mod:`.unreadable`).
+        self.unreadable: list[ShellHook] = []
+
+    def mark(self) -> tuple[int, int]:
+        """Where the hooks and problems read so far end (for :func:`.unreadable.record`)."""
+        return len(self.hooks), len(self.problems)
 
     def warn(self, message: str) -> None:
         self.problems.append(message)
@@ -93,24 +100,34 @@ class Reader:
                     continue
                 if self.dialect_block(name, entries, origin, plugin_root):
                     continue
+                since = self.mark()
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
+                guarded = [i for i in self.manager.events.values() if i.answer.guards_actions]
+                unreadable.record(self, entries, guarded, name, 0, origin, f"hooks.{name} in {origin}",
+                                since)  # fmt: skip
                 continue
             if entries is None:
                 continue
             if not isinstance(entries, list):
+                since = self.mark()
                 self.warn(
                     f"hooks.{name} in {origin}: must be a list of hooks, not {type(entries).__name__}; skipped"
                 )
+                unreadable.record(self, entries, [info], name, 0, origin, f"hooks.{name} in {origin}",
+                                since)  # fmt: skip
                 continue
             for index, entry in enumerate(entries):
                 if isinstance(entry, Mapping) and "hooks" in entry and "command" not in entry:
                     self.claude_group(info, name, index, entry, origin, plugin_root)
                 else:
+                    since = self.mark()
                     self.entry(
                         info, name, index, entry, origin, default_protocol, None, plugin_root
                     )
+                    unreadable.record(self, entry, [info], name, index, origin,
+                                    f"hooks.{name}[{index}] in {origin}", since)  # fmt: skip
 
     def dialect_block(self, name: str, entries: Any, origin: str, root: str | None) -> bool:
         """Entries under another agent's event name, each with that agent's ``protocol``."""

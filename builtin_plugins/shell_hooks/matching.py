@@ -28,6 +28,9 @@ from .rules import Rule
 DEFAULT_TIMEOUT = 60
 #: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
 REMOTE_KINDS = frozenset({"http", "prompt"})
+#: The kind of a guard entry that cannot be read: nothing runs, its events fail closed
+#: (:mod:`.unreadable`).
+UNREADABLE = "unreadable"
 MAX_TIMEOUT = 300
 #: :attr:`ShellHook.key`: event, event as written, matcher, what runs, the settings.
 HookKey = tuple[str, str, str | None, str, str]
@@ -82,6 +85,9 @@ class ShellHook:
     #: Claude Code's ``asyncRewake``: a background hook whose exit 2 wakes the model with its
     #: stderr (:mod:`.background`).
     rewake: bool = False
+    #: Where the entry is, when that is not ``hooks.EVENT[INDEX]`` (a handler of a Claude Code
+    #: group, a whole event's list).
+    place: str | None = None
 
     @property
     def key(self) -> HookKey:
@@ -121,14 +127,14 @@ class ShellHook:
 
     @property
     def where(self) -> str:
-        return f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
+        return self.place or f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
 
     @property
     def runs_code(self) -> bool:
         """Whether something on this machine runs for it (a command, a warm worker, an MCP tool
         call the host makes), so it needs an approval; an http or prompt hook only sends data,
         and its URL allow-list is its gate."""
-        return self.kind not in REMOTE_KINDS
+        return self.kind not in REMOTE_KINDS and self.kind != UNREADABLE
 
     @property
     def approve_command(self) -> str:

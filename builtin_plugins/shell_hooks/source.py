@@ -23,12 +23,12 @@ from hermes_hooks.markers import hookimpl
 from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
-from . import sequence
+from . import sequence, unreadable
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
 from .environment import parse_env_file
 from .execution import Runner
-from .matching import HookKey, ShellHook
+from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
 from .runs import Recorder, Run, combine, trace
 from .workers import WorkerPool
@@ -80,6 +80,7 @@ class ShellHooks(SourceBase):
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
         self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
+        self.runner.transports[UNREADABLE] = unreadable.Transport()
         self.mailbox = Mailbox(lambda: hooks.host, self.approvals.warn_once)
         self.runner.background = Background(self._in_background, self.mailbox.deliver)
         #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
@@ -89,6 +90,11 @@ class ShellHooks(SourceBase):
         for hook in entries:
             if hook.name in named or hook.command in named:
                 hook.required = hook.fail_closed = True
+                if hook.background:
+                    hook.background = hook.rewake = False
+                    self._problem(f"{hook.where}: {hook.name!r} is named in plugins.required, so "
+                                  "it is a guard and must be able to block: it runs in the "
+                                  "foreground ('async'/'asyncRewake' ignored)")  # fmt: skip
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
         )
