@@ -40,6 +40,36 @@ def test_ignored_shell_answer_is_reported_once_per_hook_and_shape(home, caplog, 
     assert hooks.dropped[(f"bash {ANSWER}", "pre_tool_call")] == 3
 
 
+def test_a_hermes_block_with_reason_instead_of_message_blocks_with_it(home, caplog):
+    hooks = load(home, {"pre_tool_call": [_answer_hook('{"action": "block", "reason": "no rm"}')]})
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"})
+    assert decision.blocked and decision.message == "no rm"
+    assert not hooks.dropped
+
+
+def test_a_python_block_with_reason_instead_of_message_blocks_with_it(home, plugin_dir):
+    plugin_dir(
+        "reasoned",
+        "def register(ctx):\n"
+        "    ctx.register_hook('pre_tool_call', lambda **kw: {'action': 'block', 'reason': 'nope'})\n",
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and decision.message == "nope"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"decision": "deny", "reason": "not here"}', '{"decision": "block", "reason": "not here"}'],
+)
+def test_a_claude_code_deny_decision_on_permission_request_denies(home, answer):
+    hooks = load(home, {"permission_request": [_answer_hook(answer)]})
+    result = hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    assert result.action == "deny" and result.message == "not here"
+    assert not hooks.dropped
+
+
 def test_plain_no_opinion_from_a_shell_hook_is_not_reported(home, caplog):
     hooks = load(home, {"pre_tool_call": [_answer_hook('{"continue": true}')]})
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):

@@ -105,6 +105,30 @@ def test_cli_config_yaml_fallback(home: Path) -> None:
     assert hooks.has_hook("pre_tool_call")
 
 
+@pytest.mark.parametrize(
+    ("matcher", "tool"), [("Bash", "terminal"), ("Write|Edit", "patch"), ("Bash", "Bash")]
+)
+def test_a_claude_code_tool_name_in_a_hermes_matcher_matches_and_is_reported(
+    home: Path, caplog: pytest.LogCaptureFixture, matcher: str, tool: str
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": matcher}]})
+    decision = hooks.pre_tool_call(tool_name=tool, args={"command": "rm -rf /"})
+    assert decision.blocked
+    [report] = [p for p in shell_plugin(hooks).problems if "Claude Code" in p]
+    assert f"hooks.pre_tool_call[0] in {home / 'config.yaml'}" in report
+    host = {"Bash": "'terminal'", "Write|Edit": "'write_file'"}[matcher]
+    assert host in report
+    # the host's other tools still do not match
+    assert not hooks.pre_tool_call(tool_name="read_file", args={"command": "rm -rf /"}).blocked
+
+
+def test_a_hermes_matcher_naming_both_names_is_not_reported(home: Path) -> None:
+    hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": "terminal|Bash"}]})
+    assert not [p for p in shell_plugin(hooks).problems if "Claude Code" in p]
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).blocked
+
+
 def test_identical_entries_run_once(home: Path) -> None:
     entry = {"command": BLOCK, "matcher": "terminal"}
     hooks = load(home, {"pre_tool_call": [entry, dict(entry), {"command": BLOCK}]})

@@ -18,7 +18,7 @@ from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
 from . import dialects, kinds, unreadable
-from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook, claude_names
 
 if TYPE_CHECKING:
     from hermes_hooks.manager import HookManager
@@ -301,6 +301,12 @@ class Reader:
             self.warn(
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
+        if hook.protocol == wire.HERMES and (named := claude_names(matcher)):
+            hook.match_tool = True  # also tried against Claude Code's name of the host's tool
+            said = ", ".join(f"{c!r} (the host's {h!r})" for c, h in named if h)
+            if said:
+                self.warn(f"{where}: matcher {matcher!r} names Claude Code tool(s) {said}; it "
+                          "matches both names, but write the host's name")  # fmt: skip
 
     def protocol(self, raw: Mapping[str, Any], where: str, default: str) -> str:
         """The entry's ``protocol:`` (``default`` when it has none; an unknown one is reported)."""

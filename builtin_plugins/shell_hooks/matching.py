@@ -36,6 +36,17 @@ MAX_TIMEOUT = 300
 HookKey = tuple[str, str, str | None, str, str]
 
 
+def claude_names(matcher: str) -> list[tuple[str, str | None]]:
+    """The Claude Code tool names a Hermes-protocol matcher names (``Bash`` in ``Bash|Write``),
+    each with the host's name for it, or ``None`` when the matcher names that too."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", matcher))
+    return [
+        (word, None if wire.host_tool_name(word) in words else wire.host_tool_name(word))
+        for word in sorted(words)
+        if word in wire.FROM_CLAUDE
+    ]
+
+
 @dataclass
 class ShellHook:
     """One configured shell hook."""
@@ -172,9 +183,12 @@ class ShellHook:
             if self.match_tool:
                 candidates.insert(0, wire.claude_tool_name(value) or value)
             return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES)
+        candidates = [value]
+        if self.match_tool:  # a Hermes matcher naming Claude Code tools (claude_names)
+            candidates.append(wire.claude_tool_name(value) or value)
         if self.pattern is not None:
-            return self.pattern.fullmatch(value) is not None
-        return value == self.matcher
+            return any(self.pattern.fullmatch(v) is not None for v in candidates)
+        return self.matcher in candidates
 
     def _condition_holds(self, kwargs: Mapping[str, Any]) -> bool:
         assert self.condition is not None
