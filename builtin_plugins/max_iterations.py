@@ -8,7 +8,8 @@ the session is blocked (the model reads, as the tool's result, that it must answ
 tools, so the loop ends at its next answer) and every further ``user_prompt_submit`` of the
 session is blocked (no new turn starts). A new session (``/new``) starts from zero.
 
-``max_iterations: 50`` in config.yaml, or ``max_iterations: {limit: 50}``, or a ``{type: builtin,
+``max_iterations: 50`` in config.yaml (``"50"`` and ``50.0`` are 50), or
+``max_iterations: {limit: 50}``, or a ``{type: builtin,
 name: max_iterations, args: [50]}`` entry under any of its events (it needs all of them, so
 an entry switches it on whole).
 """
@@ -99,15 +100,22 @@ class MaxIterations(SourceBase):
 
 
 def limit_of(value: Any) -> int | str:
-    """The limit ``max_iterations:`` gives, or why the value is not one."""
+    """The limit ``max_iterations:`` gives, or why the value is not one. A whole number
+    written as text (``"50"``) or with a point (``50.0``) is that number: the user clearly
+    meant it, and refusing it would turn the limit off."""
     if isinstance(value, dict):
         unknown = sorted(set(map(str, value)) - set(SWITCH.keys))
         if unknown:
             return f"unknown key(s) {', '.join(unknown)} (the one key is {SWITCH.main_arg!r})"
         value = value.get(SWITCH.main_arg)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+    number: Any = value
+    if isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    if isinstance(number, bool) or not isinstance(number, int) or number < 1:
         return f"{value!r} is not a positive whole number of model calls"
-    return value
+    return number
 
 
 def setup(hooks: Hooks) -> MaxIterations | None:
@@ -120,10 +128,10 @@ def setup(hooks: Hooks) -> MaxIterations | None:
     limit = limit_of(value)
     if isinstance(limit, str):
         origin = hooks.config_path or "the host's config"
-        log.warning(
-            "max_iterations in %s: %s; the built-in is off (write max_iterations: 50)",
-            origin,
-            limit,
+        message = (
+            f"max_iterations in {origin}: {limit}; the built-in is off (write max_iterations: 50)"
         )
+        log.warning("%s", message)
+        hooks.config_warnings.append(message)  # `hermes hooks doctor` fails on it
         return None
     return MaxIterations(limit)

@@ -18,7 +18,7 @@ import logging
 import os
 import re
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -261,13 +261,23 @@ class Allowlist:
         with self._locked() as data:
             data["approvals"] = change([e for e in data["approvals"] if isinstance(e, dict)])
 
-    def approve(self, records: Sequence[Mapping[str, Any]]) -> None:
+    def approve(
+        self,
+        records: Sequence[Mapping[str, Any]],
+        *,
+        keep: Callable[[Mapping[str, Any]], Collection[str]] | None = None,
+    ) -> None:
         """Add approvals; each replaces earlier ones for the same event, command and matcher
-        (and Hermes' matcher-less entry for that event and command)."""
+        (and Hermes' matcher-less entry for that event and command), except those whose
+        ``binding`` is one of ``keep(record)`` and not the record's own: another configured
+        hook with that command and its own env, working dir or protocol."""
 
         def change(approvals: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for rec in records:
-                approvals = [e for e in approvals if not _same(e, rec)] + [dict(rec)]
+                kept = set(keep(rec)) - {rec.get("binding")} if keep else set()
+                approvals = [
+                    e for e in approvals if not _same(e, rec) or e.get("binding") in kept
+                ] + [dict(rec)]
             return approvals
 
         self.update(change)

@@ -296,7 +296,9 @@ def _hermes_plugin_object(callbacks: list[tuple[str, Callable[..., Any]]]) -> An
     total = len(callbacks)
     for index, (event, cb) in enumerate(callbacks):
         namespace[f"hook_{total - index:05d}"] = hookimpl(specname=event)(_bind(cb))
-    return type("HermesPlugin", (), {k: staticmethod(v) for k, v in namespace.items()})()
+    attrs: dict[str, Any] = {k: staticmethod(v) for k, v in namespace.items()}
+    attrs["keeps_unknown_events"] = True  # register_hook keeps unknown names (warned above)
+    return type("HermesPlugin", (), attrs)()
 
 
 def _bind(cb: Callable[..., Any]) -> Callable[..., Any]:

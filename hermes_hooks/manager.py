@@ -223,6 +223,10 @@ class HookManager(pluggy.PluginManager):
                     f"({', '.join(wrappers)}); use a plain @hookimpl, or a transform_* event to "
                     "change a value"
                 )
+            unknown = self._unknown_impls(plugin)
+            if unknown:
+                super().unregister(plugin, name=registered)
+                raise ValueError(f"plugin {registered!r}: {'; '.join(unknown)}")
             self.records[registered] = PluginRecord(
                 name=registered,
                 source=source,
@@ -239,6 +243,26 @@ class HookManager(pluggy.PluginManager):
             )
             self._rebuild()
         return registered
+
+    def _unknown_impls(self, plugin: Any) -> list[str]:
+        """What is wrong with ``plugin``'s ``@hookimpl`` functions of events this manager does
+        not know (a misspelt ``pre_tool_cal`` would never run). Hermes-style ``register_hook``
+        objects keep unknown names (for newer hosts; the context warns), and so does an impl
+        marked ``@hookimpl(optionalhook=True)``."""
+        if getattr(plugin, "keeps_unknown_events", False):
+            return []
+        out = []
+        for caller in self.get_hookcallers(plugin) or []:
+            if caller.spec is not None:
+                continue
+            if any(i.plugin is plugin and not i.optionalhook for i in caller.get_hookimpls()):
+                alias = self.find_event(caller.name)
+                guess = catalogue.suggest(caller.name, list(self.events))
+                hint = (f" (an alias: name the function {alias.name!r})" if alias else
+                        f" (did you mean {guess!r}?)" if guess else "")  # fmt: skip
+                out.append(f"@hookimpl {caller.name!r} is no known event{hint}; fix the name, "
+                           "or mark it @hookimpl(optionalhook=True) if a newer host defines it")  # fmt: skip
+        return out
 
     def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
         """pluggy's ``unregister`` (by object or name); the plugin's record, the plugins that

@@ -66,7 +66,8 @@ def permission_request(
     an allow may add ``"args"``: the arguments to run the call with instead (Claude Code's
     ``updatedInput``), which the host uses in place of the ones it asked about.
     Claude Code's ``{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny",
-    "message": str}}}`` is accepted. Combining: stops at the first valid answer (pluggy
+    "message": str}}}`` is accepted, and its top-level ``{"decision": "deny"|"block",
+    "reason": str}`` as a deny (an allow must use one of the shapes above). Combining: stops at the first valid answer (pluggy
     ``firstresult``).
 
     Example::

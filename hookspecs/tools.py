@@ -129,7 +129,8 @@ def pre_tool_call(
     Return ``None`` for no opinion, or one of:
 
     - ``{"action": "block", "message": "why"}``: the tool does not run and the model sees
-      ``message`` as the tool result. A block without a non-empty string message is ignored
+      ``message`` as the tool result (``reason``, Claude Code's word, is read as the message
+      when there is no ``message``). A block without a non-empty string message is ignored
       (Hermes does the same: the message is what the model reads).
     - ``{"action": "approve", "message": "why", "rule_key": "terminal:rm"}``: ask a human first;
       ``rule_key`` is the grain an "always" answer is remembered at.

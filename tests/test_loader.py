@@ -184,6 +184,36 @@ def test_native_impl_with_wrong_argument_fails_cleanly(home, plugin_dir):
     assert not hooks.has_hook("pre_llm_call")
 
 
+def test_native_impl_of_a_misspelt_event_fails_the_plugin_with_a_did_you_mean(
+    home, plugin_dir, caplog
+):
+    plugin_dir(
+        "typo",
+        "from hermes_hooks import hookimpl\n\n@hookimpl\ndef pre_llm_call(user_message):\n"
+        "    return 'kept?'\n\n@hookimpl\ndef pre_tool_cal(tool_name):\n"
+        "    return {'action': 'block', 'message': 'no'}\n",
+    )
+    with caplog.at_level("WARNING", logger="hermes_hooks"):
+        hooks = hermes_hooks.load(home, entry_points=False)
+    rec = hooks.records["typo"]
+    assert rec.status == "failed"
+    assert "pre_tool_cal" in rec.error and "did you mean 'pre_tool_call'" in rec.error
+    assert "typo" in caplog.text and "pre_tool_cal" in caplog.text
+    assert not hooks.has_hook("pre_llm_call")  # nothing of a failed plugin stays
+
+
+def test_native_impl_marked_optionalhook_may_name_an_event_this_host_lacks(home, plugin_dir):
+    plugin_dir(
+        "newer",
+        "from hermes_hooks import hookimpl\n\n@hookimpl(optionalhook=True)\n"
+        "def on_future_event(x):\n    return None\n\n@hookimpl\n"
+        "def pre_llm_call(user_message):\n    return 'newer'\n",
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    assert hooks.records["newer"].status == "active"
+    assert hooks.pre_llm_call(user_message="x") == "newer"
+
+
 def test_plugin_yaml_fail_closed(home, plugin_dir):
     plugin_dir(
         "strict",

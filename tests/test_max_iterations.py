@@ -89,3 +89,32 @@ def test_a_builtin_entry_switches_it_on_whole(home):
     _model_call(hooks, "a")
     assert hooks.pre_tool_call(tool_name="terminal", args={}, session_id="a").blocked
     assert hooks.user_prompt_submit(session_id="a", user_message="more").blocked
+
+
+def test_a_whole_number_written_as_text_or_with_a_point_is_that_limit(home):
+    for text in (
+        'max_iterations: "2"\n',
+        "max_iterations: 2.0\n",
+        "max_iterations: {limit: ' 2'}\n",
+    ):
+        hooks = _load(home, text)
+        for _ in range(2):
+            _model_call(hooks, "a")
+        decision = hooks.pre_tool_call(tool_name="terminal", args={}, session_id="a")
+        assert decision.blocked and "limit of 2 model calls" in decision.message, text
+
+
+def test_doctor_fails_naming_a_value_that_turns_the_limit_off(home):
+    for text, said in (
+        ("max_iterations: 0\n", "0 is not a positive whole number"),
+        ("max_iterations: {limt: 50}\n", "unknown key(s) limt"),
+        ("max_iterations: 2.5\n", "2.5 is not a positive whole number"),
+        ("max_iterations: '-3'\n", "'-3' is not a positive whole number"),
+    ):
+        (home / "config.yaml").write_text(text)
+        out = subprocess.run(
+            ["hermes-hooks", "--home", str(home), "doctor"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert out.returncode == 1, (text, out.stdout)
+        assert said in out.stdout and "max_iterations" in out.stdout, (text, out.stdout)

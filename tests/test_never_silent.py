@@ -40,6 +40,36 @@ def test_ignored_shell_answer_is_reported_once_per_hook_and_shape(home, caplog, 
     assert hooks.dropped[(f"bash {ANSWER}", "pre_tool_call")] == 3
 
 
+def test_a_hermes_block_with_reason_instead_of_message_blocks_with_it(home, caplog):
+    hooks = load(home, {"pre_tool_call": [_answer_hook('{"action": "block", "reason": "no rm"}')]})
+    with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"})
+    assert decision.blocked and decision.message == "no rm"
+    assert not hooks.dropped
+
+
+def test_a_python_block_with_reason_instead_of_message_blocks_with_it(home, plugin_dir):
+    plugin_dir(
+        "reasoned",
+        "def register(ctx):\n"
+        "    ctx.register_hook('pre_tool_call', lambda **kw: {'action': 'block', 'reason': 'nope'})\n",
+    )
+    hooks = hermes_hooks.load(home, entry_points=False)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and decision.message == "nope"
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ['{"decision": "deny", "reason": "not here"}', '{"decision": "block", "reason": "not here"}'],
+)
+def test_a_claude_code_deny_decision_on_permission_request_denies(home, answer):
+    hooks = load(home, {"permission_request": [_answer_hook(answer)]})
+    result = hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    assert result.action == "deny" and result.message == "not here"
+    assert not hooks.dropped
+
+
 def test_plain_no_opinion_from_a_shell_hook_is_not_reported(home, caplog):
     hooks = load(home, {"pre_tool_call": [_answer_hook('{"continue": true}')]})
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
@@ -182,6 +212,80 @@ def test_required_names_a_shell_hook_by_name(home):
     )
     decision = hooks.pre_tool_call(tool_name="terminal", args={})
     assert decision.action == "block" and "'guard'" in decision.message
+
+
+def _exit2_guard(tmp_path):
+    """A Claude Code guard that blocks everything with exit 2."""
+    guard = tmp_path / "deny.sh"
+    guard.write_text("#!/bin/sh\ncat >/dev/null\necho 'denied by guard' >&2\nexit 2\n")
+    guard.chmod(0o755)
+    return str(guard)
+
+
+def test_a_guard_required_by_name_blocks_although_its_entry_says_async(home, tmp_path):
+    from shell_helpers import shell_plugin, write_settings
+
+    write_settings(home / "settings.json", {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": _exit2_guard(tmp_path), "async": True, "name": "guard"},
+    ]}]})  # fmt: skip
+    hooks = load(home, None, plugins={"required": ["guard"]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and "denied by guard" in decision.message
+    [report] = [p for p in shell_plugin(hooks).problems if "plugins.required" in p]
+    assert "async" in report and str(home / "settings.json") in report
+
+
+@pytest.mark.parametrize("flag", ["required", "fail_closed"])
+def test_an_unreadable_guard_entry_blocks_naming_the_entry_the_file_and_the_fix(home, flag):
+    hooks = load(home, {"pre_tool_call": [{"comand": f"bash {ANSWER}", flag: True}]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked
+    message = decision.message
+    assert "hooks.pre_tool_call[0]" in message and str(home / "config.yaml") in message
+    assert "'command'" in message and "fix the entry" in message
+    row = next(r for r in hooks.rows() if r.get("source") == "shell")
+    assert row["status"] != "active"
+
+
+def test_a_guard_entry_under_a_misspelt_event_blocks_the_events_that_guard_actions(home):
+    hooks = load(home, {"pre_tools_call": [{"command": f"bash {ANSWER}", "required": True}]})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked
+    assert (
+        "pre_tools_call" in decision.message and "did you mean 'pre_tool_call'" in decision.message
+    )
+    assert hooks.call("permission_request", tool_name="terminal", args={}).action == "deny"
+    # an entry that is no guard under a misspelt event is reported, and blocks nothing
+    hooks = load(home, {"pre_tools_call": [{"command": f"bash {ANSWER}"}]})
+    assert not hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).blocked
+
+
+def test_a_malformed_claude_code_group_holding_a_guard_blocks(home):
+    from shell_helpers import write_settings
+
+    # 'hooks' is one handler instead of a list of them
+    write_settings(home / "settings.json", {"PreToolUse": [{"matcher": "Bash", "hooks": {
+        "type": "command", "command": f"bash {ANSWER}", "onFailure": "block"}}]})  # fmt: skip
+    hooks = load(home, None)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and str(home / "settings.json") in decision.message
+    # a handler that cannot run (args not a list of strings) in a required entry
+    write_settings(home / "settings.json", {"PreToolUse": [{"hooks": [
+        {"type": "command", "command": "true", "args": "--x", "required": True}]}]})  # fmt: skip
+    hooks = load(home, None)
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and "hooks.PreToolUse[0].hooks[0]" in decision.message
+
+
+def test_doctor_fails_on_an_unreadable_guard_entry(home):
+    import subprocess
+
+    load(home, {"pre_tool_call": [{"comand": f"bash {ANSWER}", "required": True}]})
+    out = subprocess.run(
+        ["hermes-hooks", "--home", str(home), "doctor"], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 1
+    assert "hooks.pre_tool_call[0]" in out.stdout and "fix the entry" in out.stdout
 
 
 # ---------------------------------------------------------------------- consent prompt

@@ -105,10 +105,105 @@ def test_cli_config_yaml_fallback(home: Path) -> None:
     assert hooks.has_hook("pre_tool_call")
 
 
+@pytest.mark.parametrize(
+    ("matcher", "tool"), [("Bash", "terminal"), ("Write|Edit", "patch"), ("Bash", "Bash")]
+)
+def test_a_claude_code_tool_name_in_a_hermes_matcher_matches_and_is_reported(
+    home: Path, caplog: pytest.LogCaptureFixture, matcher: str, tool: str
+) -> None:
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": matcher}]})
+    decision = hooks.pre_tool_call(tool_name=tool, args={"command": "rm -rf /"})
+    assert decision.blocked
+    [report] = [p for p in shell_plugin(hooks).problems if "Claude Code" in p]
+    assert f"hooks.pre_tool_call[0] in {home / 'config.yaml'}" in report
+    host = {"Bash": "'terminal'", "Write|Edit": "'write_file'"}[matcher]
+    assert host in report
+    # the host's other tools still do not match
+    assert not hooks.pre_tool_call(tool_name="read_file", args={"command": "rm -rf /"}).blocked
+
+
+def test_a_hermes_matcher_naming_both_names_is_not_reported(home: Path) -> None:
+    hooks = load(home, {"pre_tool_call": [{"command": BLOCK, "matcher": "terminal|Bash"}]})
+    assert not [p for p in shell_plugin(hooks).problems if "Claude Code" in p]
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf /"}).blocked
+
+
 def test_identical_entries_run_once(home: Path) -> None:
     entry = {"command": BLOCK, "matcher": "terminal"}
     hooks = load(home, {"pre_tool_call": [entry, dict(entry), {"command": BLOCK}]})
     assert len(shell_plugin(hooks).all_hooks) == 2
+
+
+def test_identical_entries_merged_are_reported_naming_both_places(home: Path) -> None:
+    entry = {"command": BLOCK, "matcher": "terminal"}
+    hooks = load(home, {"pre_tool_call": [entry, dict(entry)]})
+    source = shell_plugin(hooks)
+    assert len(source.all_hooks) == 1
+    config = home / "config.yaml"
+    [report] = [p for p in source.problems if "identical" in p]
+    assert f"hooks.pre_tool_call[1] in {config}" in report
+    assert f"hooks.pre_tool_call[0] in {config}" in report
+
+
+def _env_guard(tmp_path: Path) -> str:
+    """A guard that blocks only when its entry's env says GUARD=on, and fails (exit 1) when
+    GUARD=crash."""
+    path = tmp_path / "env_guard.sh"
+    path.write_text(
+        "#!/bin/sh\ncat >/dev/null\n"
+        'if [ "$GUARD" = crash ]; then exit 1; fi\n'
+        'if [ "$GUARD" = on ]; then echo \'{"action":"block","message":"guard on"}\'; fi\n'
+    )
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    "difference",
+    [{"env": {"GUARD": "on"}}, {"fail_closed": True}, {"required": True}, {"timeout": 5},
+     {"working_dir": "/tmp"}, {"protocol": "claude-code"}],
+)  # fmt: skip
+def test_entries_sharing_a_command_but_not_their_settings_are_two_hooks(
+    home: Path, tmp_path: Path, difference: dict[str, object]
+) -> None:
+    guard = _env_guard(tmp_path)
+    hooks = load(home, {"pre_tool_call": [{"command": guard}, {"command": guard, **difference}]})
+    source = shell_plugin(hooks)
+    assert len(source.all_hooks) == 2
+    assert not [p for p in source.problems if "identical" in p]
+
+
+def test_the_enforcing_entry_of_two_sharing_a_command_still_blocks(
+    home: Path, tmp_path: Path
+) -> None:
+    guard = _env_guard(tmp_path)
+    hooks = load(home, {"pre_tool_call": [
+        {"command": guard},
+        {"command": guard, "env": {"GUARD": "on"}},
+    ]})  # fmt: skip
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.blocked and decision.message == "guard on"
+    # the same with fail_closed: the failing, enforcing copy blocks
+    hooks = load(home, {"pre_tool_call": [
+        {"command": guard, "env": {"GUARD": "crash"}},
+        {"command": guard, "env": {"GUARD": "crash"}, "fail_closed": True},
+    ]})  # fmt: skip
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).blocked
+
+
+def test_approving_two_entries_sharing_a_command_approves_both(home: Path, tmp_path: Path) -> None:
+    guard = _env_guard(tmp_path)
+    config = {"pre_tool_call": [{"command": guard}, {"command": guard, "env": {"GUARD": "on"}}]}
+    load(home, config, accept=False)
+    out = subprocess.run(
+        ["hermes-hooks", "--home", str(home), "approve", "--all"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    hooks = load(home, config, accept=False)
+    assert [r["status"] for r in hooks.rows() if r["source"] == "shell"] == ["active", "active"]
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).blocked
 
 
 def test_priority_moves_a_shell_hook_earlier(home: Path) -> None:

@@ -11,7 +11,7 @@ import logging
 import shlex
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,7 +125,10 @@ class Approvals:
         self.ask = ask
         self._event_of = event_of
         self._static_env = static_env
-        self._answered: dict[tuple[str, str | None, str], bool] = {}
+        self._answered: dict[tuple[str, str | None, str, str], bool] = {}
+        #: Every configured hook (set by the source): entries that share event, matcher and
+        #: command but differ in env, working dir or protocol keep an approval each.
+        self.configured: Callable[[], Sequence[ShellHook]] = lambda: ()
         self._warned: set[tuple[Any, ...]] = set()
         self._lock = threading.Lock()
 
@@ -148,7 +151,7 @@ class Approvals:
         if not candidates:
             why = "not approved yet" + (f" (unpinned: {pins.unpinned})" if pins.unpinned else "")
             return Consent("unapproved", why, None, digest, scripts, pins.unpinned)
-        entry = _pick(candidates, hook.matcher)
+        entry = _pick(candidates, hook.matcher, hook.binding)
         if entry is None:
             approved = [e.get("matcher") for e in candidates]
             return Consent(
@@ -201,7 +204,7 @@ class Approvals:
         ask = self.ask
         if ask is None:
             return state
-        key = hook.approval_key
+        key = (*hook.approval_key, hook.binding)
         with _prompt_lock:
             if key not in self._answered:
                 self._answered[key] = ask(question(hook, state))
@@ -216,7 +219,7 @@ class Approvals:
         entry.setdefault("matcher", hook.matcher)
         entry["sha256"] = state.digest
         entry["binding"] = hook.binding
-        self.allowlist.approve([entry])
+        self.allowlist.approve([entry], keep=self._siblings())
         log.warning(
             "shell hook %r: approval written by Hermes now pinned to %s (sha256 %s)",
             hook.name,
@@ -244,8 +247,16 @@ class Approvals:
             records.append(rec)
             done.append(hook)
         if records:
-            self.allowlist.approve(records)
+            self.allowlist.approve(records, keep=self._siblings())
         return done
+
+    def _siblings(self) -> Callable[[Mapping[str, Any]], Collection[str]]:
+        """For an approval record, the bindings of the configured hooks with its event, matcher
+        and command: their approvals stay when it is written (each is a hook of its own)."""
+        live: dict[tuple[Any, ...], set[str]] = {}
+        for hook in self.configured():
+            live.setdefault(hook.approval_key, set()).add(hook.binding)
+        return lambda rec: live.get((rec.get("event"), rec.get("matcher"), rec.get("command")), ())
 
     def startup(self, hooks: Sequence[ShellHook]) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
@@ -288,14 +299,23 @@ def revoke(home: Path, command: str) -> int:
     return consent.Allowlist(consent.path_for(home)).revoke(command)
 
 
-def _pick(entries: Sequence[Mapping[str, Any]], matcher: str | None) -> Mapping[str, Any] | None:
+def _pick(
+    entries: Sequence[Mapping[str, Any]], matcher: str | None, binding: str
+) -> Mapping[str, Any] | None:
     same = [
         e for e in entries if "matcher" in e and (e.get("matcher") or None) == (matcher or None)
     ]
     if same:
-        return same[-1]
+        return _bound(same, binding)
     wider = [e for e in entries if "matcher" in e and consent.covers(e.get("matcher"), matcher)]
     if wider:
-        return wider[-1]
+        return _bound(wider, binding)
     legacy = [e for e in entries if "matcher" not in e]  # Hermes keyed approvals by event+command
     return legacy[-1] if legacy else None
+
+
+def _bound(entries: Sequence[Mapping[str, Any]], binding: str) -> Mapping[str, Any]:
+    """The latest of ``entries`` approved with ``binding`` (two hooks may share a command and
+    differ in env, working dir or protocol), else the latest."""
+    exact = [e for e in entries if e.get("binding") == binding]
+    return (exact or entries)[-1]

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import wire
 from hermes_hooks.catalogue import EventInfo
 
+from . import unreadable
 from .matching import ShellHook
 from .rules import BadRule, Rule
 
@@ -46,44 +47,55 @@ def read_group(reader: Reader, info: EventInfo, name: str, index: int, group: Ma
     where = f"hooks.{name}[{index}] in {origin}"
     inner = group.get("hooks")
     if not isinstance(inner, list):
+        since = reader.mark()
         reader.warn(f"{where}: 'hooks' must be a list of {{type: command, command: ...}}; skipped")
+        unreadable.record(reader, group, [info], name, index, origin, where, since)
         return
     extra = set(map(str, group)) - {"matcher", "hooks"}
     if extra:
         reader.warn(f"{where}: unknown key(s) {', '.join(sorted(extra))} ignored")
     for sub, entry in enumerate(inner):
         here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
-        if not isinstance(entry, Mapping):
-            reader.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
-            continue
-        kind = entry.get("type", "command")
-        if kind not in KINDS:
-            reader.warn(f"{here}: hook type {kind!r} is not supported (only "
-                        f"{', '.join(map(repr, KINDS))}); skipped")  # fmt: skip
-            continue
-        common = {k: v for k, v in entry.items() if k not in CLAUDE_ONLY}
-        if kind in ("http", "prompt"):
-            common["type"] = kind
-        if kind == "mcp_tool":
-            options = _mcp_options(reader, entry, here)
-            if options is None:
-                continue
-            common["command"] = f"mcp_tool {options['server']}/{options['tool']}"
-        if "matcher" in group:
-            common["matcher"] = group.get("matcher")
-        exec_args = None
-        if "args" in entry:
-            exec_args = _args(reader, entry.get("args"), here)
-            if exec_args is None:
-                continue
-        hook = reader.entry(info, name, index, common, origin, wire.CLAUDE, sub, plugin_root)
-        if hook is None:
-            continue
-        if kind == "mcp_tool":
-            hook.kind, hook.options = "mcp_tool", options or {}
-        hook.exec_args = exec_args
-        if not _handler_fields(reader, hook, info, entry, here):
-            reader.hooks.remove(hook)
+        since = reader.mark()
+        _handler(reader, info, name, index, sub, entry, group, origin, plugin_root)
+        unreadable.record(reader, entry, [info], name, index, origin, here, since)
+
+
+def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, entry: Any,
+             group: Mapping[str, Any], origin: str, plugin_root: str | None) -> None:  # fmt: skip
+    """Read one handler of a matcher group into ``reader``'s hooks (or report why not)."""
+    here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
+    if not isinstance(entry, Mapping):
+        reader.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
+        return
+    kind = entry.get("type", "command")
+    if kind not in KINDS:
+        reader.warn(f"{here}: hook type {kind!r} is not supported (only "
+                    f"{', '.join(map(repr, KINDS))}); skipped")  # fmt: skip
+        return
+    common = {k: v for k, v in entry.items() if k not in CLAUDE_ONLY}
+    if kind in ("http", "prompt"):
+        common["type"] = kind
+    if kind == "mcp_tool":
+        options = _mcp_options(reader, entry, here)
+        if options is None:
+            return
+        common["command"] = f"mcp_tool {options['server']}/{options['tool']}"
+    if "matcher" in group:
+        common["matcher"] = group.get("matcher")
+    exec_args = None
+    if "args" in entry:
+        exec_args = _args(reader, entry.get("args"), here)
+        if exec_args is None:
+            return
+    hook = reader.entry(info, name, index, common, origin, wire.CLAUDE, sub, plugin_root)
+    if hook is None:
+        return
+    if kind == "mcp_tool":
+        hook.kind, hook.options = "mcp_tool", options or {}
+    hook.exec_args = exec_args
+    if not _handler_fields(reader, hook, info, entry, here):
+        reader.hooks.remove(hook)
 
 
 def _handler_fields(

@@ -17,8 +17,8 @@ from hermes_hooks import catalogue, wire
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
-from . import dialects, kinds
-from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
+from . import dialects, kinds, unreadable
+from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook, claude_names
 
 if TYPE_CHECKING:
     from hermes_hooks.manager import HookManager
@@ -63,6 +63,13 @@ class Reader:
         self.manager = manager
         #: config.yaml's ``allowed_http_hook_urls`` and ``allowed_env_vars`` (http, prompt).
         self.settings: Mapping[str, Any] = {}
+        #: Guard entries that cannot be read, as hooks that block their events
+        #: (:mod:`.unreadable`).
+        self.unreadable: list[ShellHook] = []
+
+    def mark(self) -> tuple[int, int]:
+        """Where the hooks and problems read so far end (for :func:`.unreadable.record`)."""
+        return len(self.hooks), len(self.problems)
 
     def warn(self, message: str) -> None:
         self.problems.append(message)
@@ -93,24 +100,34 @@ class Reader:
                     continue
                 if self.dialect_block(name, entries, origin, plugin_root):
                     continue
+                since = self.mark()
                 hint = f" (did you mean {exc.suggestion!r}?)" if exc.suggestion else ""
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
+                guarded = [i for i in self.manager.events.values() if i.answer.guards_actions]
+                unreadable.record(self, entries, guarded, name, 0, origin, f"hooks.{name} in {origin}",
+                                since)  # fmt: skip
                 continue
             if entries is None:
                 continue
             if not isinstance(entries, list):
+                since = self.mark()
                 self.warn(
                     f"hooks.{name} in {origin}: must be a list of hooks, not {type(entries).__name__}; skipped"
                 )
+                unreadable.record(self, entries, [info], name, 0, origin, f"hooks.{name} in {origin}",
+                                since)  # fmt: skip
                 continue
             for index, entry in enumerate(entries):
                 if isinstance(entry, Mapping) and "hooks" in entry and "command" not in entry:
                     self.claude_group(info, name, index, entry, origin, plugin_root)
                 else:
+                    since = self.mark()
                     self.entry(
                         info, name, index, entry, origin, default_protocol, None, plugin_root
                     )
+                    unreadable.record(self, entry, [info], name, index, origin,
+                                    f"hooks.{name}[{index}] in {origin}", since)  # fmt: skip
 
     def dialect_block(self, name: str, entries: Any, origin: str, root: str | None) -> bool:
         """Entries under another agent's event name, each with that agent's ``protocol``."""
@@ -284,6 +301,12 @@ class Reader:
             self.warn(
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
+        if hook.protocol == wire.HERMES and (named := claude_names(matcher)):
+            hook.match_tool = True  # also tried against Claude Code's name of the host's tool
+            said = ", ".join(f"{c!r} (the host's {h!r})" for c, h in named if h)
+            if said:
+                self.warn(f"{where}: matcher {matcher!r} names Claude Code tool(s) {said}; it "
+                          "matches both names, but write the host's name")  # fmt: skip
 
     def protocol(self, raw: Mapping[str, Any], where: str, default: str) -> str:
         """The entry's ``protocol:`` (``default`` when it has none; an unknown one is reported)."""

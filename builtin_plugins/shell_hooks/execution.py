@@ -306,7 +306,10 @@ class Runner:
         so it blocks, saying how to approve it."""
         hook = run.hook
         why = run.detail or run.status
-        message = f"shell hook {hook.name} is fail_closed and was not run ({why}); {hook.remedy}"
+        message = (
+            f"shell hook {hook.name} ({hook.where}) is fail_closed and was not run ({why}); "
+            f"{hook.remedy}"
+        )
         return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(

@@ -28,7 +28,23 @@ from .rules import Rule
 DEFAULT_TIMEOUT = 60
 #: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
 REMOTE_KINDS = frozenset({"http", "prompt"})
+#: The kind of a guard entry that cannot be read: nothing runs, its events fail closed
+#: (:mod:`.unreadable`).
+UNREADABLE = "unreadable"
 MAX_TIMEOUT = 300
+#: :attr:`ShellHook.key`: event, event as written, matcher, what runs, the settings.
+HookKey = tuple[str, str, str | None, str, str]
+
+
+def claude_names(matcher: str) -> list[tuple[str, str | None]]:
+    """The Claude Code tool names a Hermes-protocol matcher names (``Bash`` in ``Bash|Write``),
+    each with the host's name for it, or ``None`` when the matcher names that too."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", matcher))
+    return [
+        (word, None if wire.host_tool_name(word) in words else wire.host_tool_name(word))
+        for word in sorted(words)
+        if word in wire.FROM_CLAUDE
+    ]
 
 
 @dataclass
@@ -80,18 +96,40 @@ class ShellHook:
     #: Claude Code's ``asyncRewake``: a background hook whose exit 2 wakes the model with its
     #: stderr (:mod:`.background`).
     rewake: bool = False
+    #: Where the entry is, when that is not ``hooks.EVENT[INDEX]`` (a handler of a Claude Code
+    #: group, a whole event's list).
+    place: str | None = None
 
     @property
-    def key(self) -> tuple[str, str, str | None, str]:
-        """What makes two entries the same hook: identical ones run once."""
+    def key(self) -> HookKey:
+        """What makes two entries the same hook: identical ones run once. Everything that
+        changes how or whether the hook runs and what its failure does counts (its env,
+        ``fail_closed``, ``required``, timeout, working dir, protocol, ...); only where it was
+        written and its ``name`` do not, so merging never drops a guard's settings."""
         ident = self.command
         if self.exec_args is not None:
             ident += "\0args=" + json.dumps(list(self.exec_args))
         if self.condition is not None:
             ident += "\0if=" + self.condition.text
         if self.kind != "command":
-            ident += f"\0{self.kind}=" + json.dumps(self.options, sort_keys=True, default=str)
-        return (self.event, self.configured_event, self.matcher, ident)
+            ident += f"\0{self.kind}"
+        settings = {
+            "timeout": self.timeout,
+            "fail_closed": self.fail_closed,
+            "required": self.required,
+            "priority": self.priority,
+            "env": sorted(self.env.items()),
+            "working_dir": self.working_dir,
+            "protocol": self.protocol,
+            "plugin_root": self.plugin_root,
+            "pin": list(self.pin),
+            "env_passthrough": list(self.env_passthrough),
+            "canary": self.canary and {k: v for k, v in self.canary.items() if k != "where"},
+            "async": (self.background, self.rewake),
+            "options": self.options,
+        }
+        text = json.dumps(settings, sort_keys=True, default=str)
+        return (self.event, self.configured_event, self.matcher, ident, text)
 
     @property
     def approval_key(self) -> tuple[str, str | None, str]:
@@ -100,14 +138,14 @@ class ShellHook:
 
     @property
     def where(self) -> str:
-        return f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
+        return self.place or f"hooks.{self.configured_event}[{self.index}] in {self.origin}"
 
     @property
     def runs_code(self) -> bool:
         """Whether something on this machine runs for it (a command, a warm worker, an MCP tool
         call the host makes), so it needs an approval; an http or prompt hook only sends data,
         and its URL allow-list is its gate."""
-        return self.kind not in REMOTE_KINDS
+        return self.kind not in REMOTE_KINDS and self.kind != UNREADABLE
 
     @property
     def approve_command(self) -> str:
@@ -145,9 +183,12 @@ class ShellHook:
             if self.match_tool:
                 candidates.insert(0, wire.claude_tool_name(value) or value)
             return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES)
+        candidates = [value]
+        if self.match_tool:  # a Hermes matcher naming Claude Code tools (claude_names)
+            candidates.append(wire.claude_tool_name(value) or value)
         if self.pattern is not None:
-            return self.pattern.fullmatch(value) is not None
-        return value == self.matcher
+            return any(self.pattern.fullmatch(v) is not None for v in candidates)
+        return self.matcher in candidates
 
     def _condition_holds(self, kwargs: Mapping[str, Any]) -> bool:
         assert self.condition is not None

@@ -339,4 +339,5 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
         for path in files_of(source, project):
             if path.is_file():
                 read_agent_file(source, path, reader, project)
-    return reader.hooks, reader.problems
+    # guard entries that cannot be read block their events (unreadable.py)
+    return reader.hooks + reader.unreadable, reader.problems

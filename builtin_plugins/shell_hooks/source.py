@@ -23,12 +23,12 @@ from hermes_hooks.markers import hookimpl
 from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
-from . import sequence
+from . import sequence, unreadable
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
 from .environment import parse_env_file
 from .execution import Runner
-from .matching import ShellHook
+from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
 from .runs import Recorder, Run, combine, trace
 from .workers import WorkerPool
@@ -80,6 +80,7 @@ class ShellHooks(SourceBase):
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
         )
         self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
+        self.runner.transports[UNREADABLE] = unreadable.Transport()
         self.mailbox = Mailbox(lambda: hooks.host, self.approvals.warn_once)
         self.runner.background = Background(self._in_background, self.mailbox.deliver)
         #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
@@ -89,18 +90,28 @@ class ShellHooks(SourceBase):
         for hook in entries:
             if hook.name in named or hook.command in named:
                 hook.required = hook.fail_closed = True
+                if hook.background:
+                    hook.background = hook.rewake = False
+                    self._problem(f"{hook.where}: {hook.name!r} is named in plugins.required, so "
+                                  "it is a guard and must be able to block: it runs in the "
+                                  "foreground ('async'/'asyncRewake' ignored)")  # fmt: skip
         self.max_continues = _positive_int(
             config.get("hooks_max_stop_continues"), DEFAULT_STOP_CONTINUES, zero=True
         )
         self._continues: dict[str, int] = {}
         self._lock = threading.Lock()
-        seen: set[tuple[str, str, str | None, str]] = set()
+        seen: dict[HookKey, ShellHook] = {}
         ordered: list[ShellHook] = []
         for hook in entries:
-            if hook.key in seen:
-                continue  # identical entries (event, configured event, matcher, command) run once
-            seen.add(hook.key)
+            first = seen.get(hook.key)
+            if first is not None:
+                # identical in every setting (ShellHook.key): one hook, and said so
+                self._problem(f"{hook.where}: identical to {first.where} (same event, matcher, "
+                              "command and settings); it runs once")  # fmt: skip
+                continue
+            seen[hook.key] = hook
             ordered.append(hook)
+        self.approvals.configured = lambda: self.all_hooks
         # priority moves a hook earlier among the shell hooks of its event; ties keep config order
         ordered.sort(key=lambda h: -h.priority)
         self.by_event: dict[str, list[ShellHook]] = {}
@@ -108,6 +119,10 @@ class ShellHooks(SourceBase):
             self.by_event.setdefault(hook.event, []).append(hook)
         for event in self.by_event:
             setattr(self, event, self._impl(self._manager.event(event)))
+
+    def _problem(self, message: str) -> None:
+        self.problems.append(message)
+        log.warning("%s", message)
 
     # -------------------------------------------------------------- pluggy glue
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from hermes_hooks import process
 
 from .environment import PER_FIRING
-from .matching import ShellHook
+from .matching import HookKey, ShellHook
 from .worker_process import BACKOFF, Sent, Worker
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class WorkerPool:
 
     def __init__(self, backoff: tuple[float, float] = BACKOFF) -> None:
         self.backoff = backoff
-        self.workers: dict[tuple[str, str, str | None, str], Worker] = {}
+        self.workers: dict[HookKey, Worker] = {}
         self._lock = threading.Lock()
         self.closed = False
 

@@ -24,11 +24,14 @@ _PERMISSIONS: dict[str, PermissionAction] = {
 }
 _SCOPES: dict[str, Scope] = {"once": "once", "session": "session", "always": "always"}
 _VERIFY_ACTIONS = ("continue", "block")
+#: Top-level ``decision`` values read as a deny on ``permission_request``.
+_DENIES = {"deny": True, "block": True}
 
 
 class PermissionAnswers(AnswerType):
     """``permission_request``: ``{"action": "allow"|"deny", "scope", "message", "args"}``, Claude
-    Code ``hookSpecificOutput.decision.behavior`` (with ``updatedInput``); a
+    Code ``hookSpecificOutput.decision.behavior`` (with ``updatedInput``), Claude Code's
+    top-level ``{"decision": "deny"|"block", "reason"}`` (a deny only); a
     :class:`~hermes_hooks.PermissionAnswer`. A block (exit 2, ``fail_closed``) is a deny."""
 
     kind = "first"
@@ -43,6 +46,7 @@ class PermissionAnswers(AnswerType):
         values={
             "action": tuple(_PERMISSIONS),
             "behavior": tuple(_PERMISSIONS),
+            "decision": tuple(_DENIES),
             "hookSpecificOutput.decision.behavior": tuple(_PERMISSIONS),
             "scope": None,
             "message": None,
@@ -64,6 +68,10 @@ class PermissionAnswers(AnswerType):
             return None
         decision = mapping(specific(m).get("decision")) or {}
         said = m.get("action") or decision.get("behavior") or m.get("behavior")
+        if said is None and _DENIES.get(str(m.get("decision")).strip().lower()):
+            # Claude Code's top-level vocabulary ({"decision": "deny"|"block", "reason"}) is
+            # honoured for a deny; an allow must say so in the event's own shape.
+            said = "deny"
         action = _PERMISSIONS.get(said.strip().lower() if isinstance(said, str) else "")
         if action is None:
             return None

@@ -57,7 +57,7 @@ def _plain(raw: dict[str, Any], source: str | None) -> ToolDecision | None:
 
 class ToolAnswers(AnswerType):
     """Accepted: Hermes ``{"action": "block"|"approve"|"allow"|"modify", "message", "args",
-    "rule_key"}``; Claude Code ``{"decision": "block"|"approve", "reason"}`` (legacy ``approve``
+    "rule_key"}`` (``reason`` is the message when there is no ``message``); Claude Code ``{"decision": "block"|"approve", "reason"}`` (legacy ``approve``
     means allow), ``hookSpecificOutput.permissionDecision`` (``deny``/``ask``/``allow``) with
     ``permissionDecisionReason`` and ``updatedInput``, ``{"continue": false, "stopReason"}``;
     docker-agent ``hook_specific_output``; a :class:`~hermes_hooks.ToolDecision`.
@@ -128,7 +128,8 @@ class ToolAnswers(AnswerType):
 
         hermes_action = m.get("action")
         if isinstance(hermes_action, str) and hermes_action in _HERMES_ACTIONS:
-            message = text(m.get("message"))
+            # 'reason' (Claude Code's word for it) is the message when there is no 'message'
+            message = text(m.get("message")) or text(m.get("reason"))
             if hermes_action == "modify":
                 args = m.get("args")
             else:

@@ -10,7 +10,6 @@ answering a synthetic payload validly), and required guards. It exits 1 when any
 from __future__ import annotations
 
 import json
-import shlex
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -104,8 +103,8 @@ def _shell(hooks: Hooks, source: ShellHooks) -> list[Check]:
             pinned = f" (sha256 {verdict.digest[:12]}… unchanged)" if verdict.digest else ""
             lines.append((True, "approved" + pinned))
         else:
-            lines.append((False, f"{verdict.status}: {verdict.detail}; "
-                          f"`hermes hooks approve {shlex.quote(hook.command)}`"))  # fmt: skip
+            fix = hook.approve_command if hook.runs_code else hook.remedy
+            lines.append((False, f"{verdict.status}: {verdict.detail}; {fix}"))
         if verdict.status == "active" and why is None:
             run = source.execute(info, payload_for(info)[0], [hook], force=True, foreground=True)[0]
             answer = run.answer
