@@ -161,16 +161,26 @@ def _parser() -> Parser:
     return parser
 
 
+#: Every byte of a non-ASCII character read as ``a``: see :attr:`_Source.parsed`.
+_ASCII_ONLY = bytes(b if b < 0x80 else 0x61 for b in range(256))
+
+
 class _Source:
     """A string being read, as the bytes tree-sitter offsets point into."""
 
-    __slots__ = ("text", "data", "ascii")
+    __slots__ = ("text", "data", "ascii", "parsed")
 
     def __init__(self, text: str) -> None:
         self.text = text
         # surrogatepass: a lone surrogate (invalid UTF-8) must not make encoding raise
         self.data = text.encode("utf-8", "surrogatepass")
         self.ascii = len(self.data) == len(text)
+        # What the grammar is given: each byte of a non-ASCII character becomes ``a``. The
+        # shell's syntax is all ASCII, so the tree is the same, and every offset still points
+        # into ``data`` (text is always sliced from there). tree-sitter-bash's lexer crashes the
+        # process (SIGSEGV) on some characters outside the BMP after ``{``
+        # (``x{\U000F0000``): it must never see them.
+        self.parsed = self.data if self.ascii else self.data.translate(_ASCII_ONLY)
 
     def slice(self, start: int, end: int) -> str:
         if self.ascii:  # the common case: byte offsets are character offsets
@@ -263,7 +273,7 @@ class _Reader:
         if not text.strip():
             return []
         src = _Source(text)
-        root = _parser().parse(src.data).root_node
+        root = _parser().parse(src.parsed).root_node
         if root.has_error:
             reason = _syntax_error(root, src)
             if reason is not None:

@@ -451,3 +451,30 @@ def test_a_wrapped_command_is_still_found(kinds: list[str]) -> None:
 )
 def test_the_same_text_as_data_is_no_command(line: str) -> None:
     assert "rm" not in [c.program for c in parse(line).commands]
+
+
+def test_characters_that_crash_the_grammar_never_reach_it():
+    # tree-sitter-bash's lexer dies with SIGSEGV on some characters outside the BMP after `{`;
+    # the parser gives the grammar ASCII only. Run in a child: a crash must fail this test, not
+    # kill the test run (or, in production, the agent).
+    import subprocess
+    import sys
+
+    crashers = ["x{\U000f0000h", "~\x97b:{\U00108712\x08h", "b:{\U00108712\x08h", "a{\U00100000}"]
+    code = (
+        "import sys, json\n"
+        "from hermes_hooks.shell_syntax import _parse\n"
+        "for line in json.loads(sys.stdin.read()):\n"
+        "    print(_parse(line).commands[0].text == line)\n"
+    )
+    import json
+
+    run = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(crashers),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["True"] * len(crashers)  # the text is the original's
