@@ -639,3 +639,24 @@ def test_registrations_inside_deferred_take_effect_at_its_end():
         assert not manager.has_hook("pre_tool_call")
     assert manager.has_hook("pre_tool_call")
     assert hooks.pre_tool_call(tool_name="terminal", args={}).blocked
+
+
+# ---------------------------------------------------------------- pluggy's queries tell the truth
+
+
+def test_is_blocked_for_a_plugin_the_config_disabled(home, fake_site):
+    (home / "config.yaml").write_text("plugins:\n  disabled: [fakenative]\n")
+    loaded = hermes_hooks.load(home, builtins=False)
+    assert loaded.records["fakenative"].status == "disabled"
+    # today: pluggy only knows names blocked with set_blocked, so a disabled plugin is not
+    assert loaded.manager.is_blocked("fakenative") is False
+    assert loaded.manager.is_blocked("fakehermes") is False
+
+
+def test_list_plugin_distinfo_for_entry_point_plugins(home, fake_site):
+    loaded = hermes_hooks.load(home, builtins=False)
+    assert loaded.records["fakenative"].status == "active"
+    assert loaded.records["fakehermes"].status == "active"
+    # today: only pluggy's own load_setuptools_entrypoints fills it; our loader does not
+    assert loaded.manager.list_plugin_distinfo() == []
+    assert loaded.manager.list_plugin_distributions() == []
