@@ -12,11 +12,10 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .builtin_plugins import LIBRARY
-
 log = logging.getLogger("hermes_hooks")
 
-#: Top-level config.yaml keys we read (and every built-in's switch).
+#: Top-level config.yaml keys we read (and the built-ins' switches; the built-in library's own
+#: are passed to :func:`check_config` by the runtime builder: the core does not import built-ins).
 TOP_LEVEL = (
     "hooks",
     "plugins",
@@ -41,7 +40,6 @@ TOP_LEVEL = (
     "max_iterations",
     "allowed_http_hook_urls",
     "allowed_env_vars",
-    *LIBRARY,
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
 PLUGINS = (
@@ -82,9 +80,11 @@ def near_misses(keys: Iterable[Any], known: tuple[str, ...], cutoff: float = 0.8
     return out
 
 
-def check_config(config: Mapping[str, Any], origin: str) -> list[str]:
-    """Problems with our keys in a loaded config.yaml (each also logged)."""
-    problems = [f"{origin}: unknown key {miss}; ignored" for miss in near_misses(config, TOP_LEVEL)]
+def check_config(config: Mapping[str, Any], origin: str, switches: Iterable[str] = ()) -> list[str]:
+    """Problems with our keys in a loaded config.yaml (each also logged). ``switches``: the
+    top-level keys that switch a built-in on, known too."""
+    known = tuple(dict.fromkeys((*TOP_LEVEL, *switches)))
+    problems = [f"{origin}: unknown key {miss}; ignored" for miss in near_misses(config, known)]
     plugins = config.get("plugins")
     if plugins is not None and not isinstance(plugins, Mapping):
         problems.append(f"{origin}: plugins must be a mapping (enabled: [...], ...); ignored")

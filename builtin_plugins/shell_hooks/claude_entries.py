@@ -20,7 +20,7 @@ unknown ones):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hermes_hooks import wire
 from hermes_hooks.catalogue import EventInfo
@@ -28,8 +28,18 @@ from hermes_hooks.catalogue import EventInfo
 from .matching import ShellHook
 from .rules import BadRule, Rule
 
-if TYPE_CHECKING:
-    from .config import Reader
+
+class Reader(Protocol):
+    """What a matcher group is read into: :class:`.config.Reader` (named here by its shape, so
+    this module does not import the module that imports it)."""
+
+    hooks: list[ShellHook]
+
+    def warn(self, message: str) -> None: ...
+
+    def entry(self, info: EventInfo, name: str, index: int, raw: Any, origin: str, default_protocol: str,
+              sub: int | None, plugin_root: str | None) -> ShellHook | None: ...  # fmt: skip
+
 
 #: The handler types this reader runs (Claude Code's ``agent`` type is skipped with a warning).
 KINDS = ("command", "http", "prompt", "mcp_tool")

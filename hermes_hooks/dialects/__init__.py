@@ -48,9 +48,9 @@ def shell_tools() -> frozenset[str]:
     """The host's shell tool (``terminal``) under its own name, Claude Code's and every
     dialect's (``Bash``, ``run_shell_command``, ``Shell``, ``bash``): what a guard of command
     lines looks at, whichever agent's names the call arrives with."""
-    from .. import wire
+    from ..contract import claude_tool_name
 
-    names = {"terminal", wire.claude_tool_name("terminal")}
+    names = {"terminal", claude_tool_name("terminal")}
     names |= {d.tool_name("terminal") for d in _dialects().values()}
     return frozenset(n for n in names if isinstance(n, str))
 
