@@ -161,7 +161,9 @@ class Hooks(TypedHelpers):
         Keyword metadata (``source``, ``fail_closed``, ``path``, ...) is kept in its record."""
         registered = self.manager.register(plugin, name, **meta)
         if registered is None:
-            raise ValueError(f"plugin name {name!r} is blocked")
+            raise ValueError(
+                f"plugin name {name!r} is blocked (set_blocked, or disabled by the config)"
+            )
         return registered
 
     def add_source(self, source: Any, name: str, **meta: Any) -> str:

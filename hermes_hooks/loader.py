@@ -347,6 +347,9 @@ def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
                 # companion belongs to the plugin (unregistering the plugin removes it).
                 hooks.register(target, f"{cand.name}:impls", parent=cand.name, **meta)
         hooks.records[cand.name].distribution = cand.distribution
+        dist = getattr(cand.entry_point, "dist", None)
+        if dist is not None:
+            hooks.manager.add_distribution(cand.name, dist)
     except Exception as exc:  # pluggy validation: an impl that does not fit its event
         # The manager left nothing of the rejected object registered; the plugin's other
         # part (register(ctx) hooks, when its @hookimpl companion was refused) goes too.
