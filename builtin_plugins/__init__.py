@@ -1,4 +1,6 @@
-"""Plugins that ship with the runtime; registered after every third-party plugin (``trylast``).
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Plugins that ship with the runtime; registered after every third-party plugin (``trylast``).
 
 Each module (or package, like ``shell_hooks``) listed in :data:`BUILTINS` exposes
 ``setup(hooks)`` which returns a plugin object to register as ``builtin:<name>`` (or ``None``

@@ -1,4 +1,6 @@
-"""Keys of ours that are misspelt: in config.yaml, in its ``plugins:`` section, in plugin.yaml.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Keys of ours that are misspelt: in config.yaml, in its ``plugins:`` section, in plugin.yaml.
 
 config.yaml is the host's whole config (Hermes keeps model, toolsets, terminal, ... there), so
 only keys that look like ours and are not are reported, each once, with the file and a

@@ -1,4 +1,6 @@
-"""Renders ``docs/events.md`` from the hookspecs: ``python -m hermes_hooks.docgen``.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Renders ``docs/events.md`` from the hookspecs: ``python -m hermes_hooks.docgen``.
 
 A test fails when the committed page differs from what this renders, so the reference can never
 drift from the catalogue.

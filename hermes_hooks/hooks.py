@@ -1,4 +1,6 @@
-"""The host API: :class:`Hooks`, what :func:`hermes_hooks.load` returns.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The host API: :class:`Hooks`, what :func:`hermes_hooks.load` returns.
 
 A thin facade over the plugin manager (registration and plan, :mod:`hermes_hooks.manager`) and
 the dispatcher (:mod:`hermes_hooks.dispatch`): it resolves event names, hands the plan to the

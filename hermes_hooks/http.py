@@ -1,4 +1,6 @@
-"""Talking HTTP for hooks: the allow-list of URLs, header values filled from allowed environment
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Talking HTTP for hooks: the allow-list of URLs, header values filled from allowed environment
 variables only, and a POST that never follows a redirect to another host. Used by the
 ``http_post`` built-in and the ``http`` and ``prompt`` hook types. Standard library only."""
 

@@ -1,4 +1,6 @@
-"""Finding plugins (directories, entry points), deciding which may load, and loading them.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Finding plugins (directories, entry points), deciding which may load, and loading them.
 
 Discovery never imports plugin code: names are filtered by the allow/deny lists first, so a
 disabled plugin is never imported. Plugins are then registered in reverse discovery order, because

@@ -1,4 +1,6 @@
-"""The plugin manager: pluggy's ``PluginManager``, keeping our records and the dispatch plan in
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The plugin manager: pluggy's ``PluginManager``, keeping our records and the dispatch plan in
 step with pluggy's own registration API.
 
 pluggy owns registration, validation and ordering. Whatever changes them (``register``,

@@ -1,4 +1,6 @@
-"""The shell-hook wire protocol: the JSON a hook reads on stdin, and what its answer means.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The shell-hook wire protocol: the JSON a hook reads on stdin, and what its answer means.
 
 Two protocols. ``hermes`` (the default for ``config.yaml`` entries) sends exactly
 ``hook_event_name``, ``tool_name``, ``tool_input``, ``session_id``, ``cwd`` and ``extra``.

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins import BUILTINS
 
 from hermes_hooks import catalogue
 
@@ -80,10 +81,7 @@ def _imports(name: str, path: Path) -> set[str]:
 #: statically too, not ours, or inside the same layer.)
 DYNAMIC = {
     "hermes_hooks.catalogue": {n for n in MODULES if n.startswith("hermes_hooks.hookspecs.")},
-    "hermes_hooks.runtime": {
-        f"hermes_hooks.builtin_plugins.{n}"
-        for n in __import__("hermes_hooks.builtin_plugins", fromlist=["BUILTINS"]).BUILTINS
-    },
+    "hermes_hooks.runtime": {f"hermes_hooks.builtin_plugins.{n}" for n in BUILTINS},
 }
 GRAPH = {name: _imports(name, path) | DYNAMIC.get(name, set()) for name, path in MODULES.items()}
 
@@ -218,6 +216,33 @@ def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
     )
     loaded = set(out.stdout.split())
     assert sorted(loaded & (SHELL | BUILTIN)) == []
+
+
+#: The public surface: the host API (``load``, ``Hooks``, the results and markers it exports),
+#: what a spec author writes with (the markers' ``event``, the contract and its dialect fields,
+#: the answer types, the typed results), the pytest fixtures, and the specs themselves. Every
+#: other module says ``Internal:`` on the first line of its docstring (docs/host-api.md).
+PUBLIC = {
+    "hermes_hooks",
+    "hermes_hooks.markers",
+    "hermes_hooks.results",
+    "hermes_hooks.contract",
+    "hermes_hooks.dialects.fields",
+    "hermes_hooks.answers",
+    "hermes_hooks.testing",
+} | {n for n in MODULES if _under(n, "hermes_hooks.hookspecs")}
+
+
+def test_every_module_is_public_or_marked_internal():
+    def first_line(name: str) -> str:
+        doc = ast.get_docstring(ast.parse(MODULES[name].read_text())) or ""
+        return doc.splitlines()[0] if doc else ""
+
+    unmarked = sorted(
+        n for n in MODULES if n not in PUBLIC and not first_line(n).startswith("Internal:")
+    )
+    marked = sorted(n for n in PUBLIC if first_line(n).startswith("Internal:"))
+    assert (unmarked, marked) == ([], [])
 
 
 def test_every_module_imports_alone_in_a_fresh_interpreter():

@@ -1,4 +1,6 @@
-"""Reading one Claude Code matcher group of a ``settings.json``: ``{matcher, hooks: [handler,
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading one Claude Code matcher group of a ``settings.json``: ``{matcher, hooks: [handler,
 ...]}``, and the handler fields only Claude Code has.
 
 Handler fields read here (every other key goes through the common entry reader, which reports

@@ -1,4 +1,6 @@
-"""Other agents' hook dialects: Gemini CLI, Codex, Cursor and GitHub Copilot.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Other agents' hook dialects: Gemini CLI, Codex, Cursor and GitHub Copilot.
 
 Each event's part of a dialect (its name there, payload fields, matcher) is declared on the
 hookspecs (``dialects=`` of :func:`hermes_hooks.markers.event`); what is the same for every
