@@ -1,4 +1,6 @@
-"""Plugins that ship with the runtime; registered after every third-party plugin (``trylast``).
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Plugins that ship with the runtime; registered after every third-party plugin (``trylast``).
 
 Each built-in is a module (or package, like ``shell_hooks``) that exposes ``setup(hooks)``, which
 returns a plugin object to register as ``builtin:<name>`` (or ``None`` when it has nothing to
@@ -15,7 +17,7 @@ host without shell hooks pays nothing for the shell adapter, ``asyncio`` or the 
 ``setup`` still has the last word. Each built-in reads its own declaration back with
 :func:`declared`, and every table that lists built-ins is derived from :data:`DECLARED`
 (:data:`BUILTINS`, :data:`LIBRARY`, the tables of :mod:`.switches`,
-``hermes_hooks.configcheck.TOP_LEVEL``); ``tests/test_builtin_declarations.py`` checks each
+``CONFIG_KEYS``, which the runtime builder gives ``hermes_hooks.configcheck``); ``tests/test_builtin_declarations.py`` checks each
 declaration against its module.
 
 A switch is turned on by its top-level key in config.yaml or by ``{type: builtin, name: NAME}``
@@ -77,22 +79,22 @@ class Builtin:
 
 
 def value(hooks: Hooks, name: str) -> Any:
-    """What switches the built-in ``name`` on (:func:`.switches.value`), without importing
-    :mod:`.switches` when no ``hooks:`` entry is a ``type: builtin`` one."""
+    """Whether the config switches the built-in ``name`` on, read cheaply: its top-level value,
+    else ``True`` when a ``type: builtin`` entry under ``hooks:`` names it. Only the "anything
+    to do?" tests use it; a built-in reads its arguments with :func:`.switches.value`, which
+    also reports what is wrong (this module does not import :mod:`.switches`, which reads the
+    declarations here)."""
     config: Any = hooks.config
     if config.get(name):
         return config[name]
     block = config.get("hooks")
-    if not isinstance(block, Mapping) or not any(
-        isinstance(e, Mapping) and e.get("type") == "builtin"
+    named = isinstance(block, Mapping) and any(
+        isinstance(e, Mapping) and e.get("type") == "builtin" and e.get("name") == name
         for entries in block.values()
         if isinstance(entries, list)
         for e in entries
-    ):
-        return None
-    from .switches import value as switched
-
-    return switched(hooks, name)
+    )
+    return True if named else None
 
 
 def _gateway_hooks(hooks: Hooks) -> bool:
@@ -247,3 +249,8 @@ def declared(name: str) -> Builtin:
 
 #: The library's one-line switches.
 LIBRARY = tuple(switch.name for switch in declared("library").switches)
+#: Every top-level config.yaml key a built-in reads (its switches, then its other keys): what
+#: the runtime builder hands the config check besides the core's own keys.
+CONFIG_KEYS = tuple(
+    dict.fromkeys(key for b in DECLARED for key in (*(s.name for s in b.switches), *b.config))
+)

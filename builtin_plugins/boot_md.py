@@ -1,4 +1,6 @@
-"""BOOT.md: a startup checklist the agent runs once each time the gateway starts.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+BOOT.md: a startup checklist the agent runs once each time the gateway starts.
 
 On ``gateway:startup``, when ``<home>/BOOT.md`` holds any text, the host is asked (through
 ``hooks.host.run_background_task``) to run it as a background agent task. The prompt tells the

@@ -1,4 +1,6 @@
-"""Dangerous-command patterns as configuration: ``dangerous_patterns: true`` in config.yaml.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Dangerous-command patterns as configuration: ``dangerous_patterns: true`` in config.yaml.
 
 Rules come from ``<home>/dangerous-patterns.yaml`` and every ``*.yaml`` in
 ``<home>/dangerous-patterns/`` (``HERMES_DANGEROUS_PATTERNS_PATH`` names another file or

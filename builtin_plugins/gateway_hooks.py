@@ -1,4 +1,6 @@
-"""Gateway hooks: ``<home>/hooks/<dir>/HOOK.yaml`` + ``handler.py``, as Hermes Agent's gateway has them.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Gateway hooks: ``<home>/hooks/<dir>/HOOK.yaml`` + ``handler.py``, as Hermes Agent's gateway has them.
 
 Each directory becomes its own plugin ``gateway:<name>`` (source ``gateway``), so ``hermes hooks
 list`` shows it and ``plugins.disabled`` / ``HERMES_HOOKS_DISABLED`` can turn it off. The host fires

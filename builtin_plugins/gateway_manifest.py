@@ -1,4 +1,6 @@
-"""Reading a gateway hook's ``HOOK.yaml``, and the gateway event types its ``events:`` name."""
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading a gateway hook's ``HOOK.yaml``, and the gateway event types its ``events:`` name."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""A notify-only webhook: ``http_post: {url, events, timeout, headers}`` in config.yaml POSTs
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+A notify-only webhook: ``http_post: {url, events, timeout, headers}`` in config.yaml POSTs
 each firing of ``events`` (default ``post_tool_call``) as JSON to ``url``, which must match
 ``allowed_http_hook_urls``. Its answer is ignored; a failure is logged and never blocks. No
 redirect to another host is followed. Reference: ``docs/builtins.md``."""

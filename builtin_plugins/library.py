@@ -1,4 +1,6 @@
-"""The built-in library of context hooks and limits, switched on by one line each in
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The built-in library of context hooks and limits, switched on by one line each in
 config.yaml: ``add_date: true``, ``add_git_status: true``, ``limit_large_tool_results: true``,
 ... (a mapping instead of ``true`` gives a built-in its arguments). Reference:
 ``docs/builtins.md``.

@@ -1,4 +1,6 @@
-"""The lockdown: while config.yaml cannot be read, every event that guards an action blocks.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The lockdown: while config.yaml cannot be read, every event that guards an action blocks.
 
 A config that cannot be read (a YAML syntax error, a bad encoding, a top level that is not a
 mapping) never re-enables anything: nothing it might disable or guard can be known, so no

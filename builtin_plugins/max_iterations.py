@@ -1,4 +1,6 @@
-"""The ``max_iterations`` built-in: at most N model calls in a session.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``max_iterations`` built-in: at most N model calls in a session.
 
 Every model call is counted from ``pre_api_request`` (once per call to the provider, retries
 included), per session. Hermes' own API has no hook that can refuse a model call before it is

@@ -1,4 +1,6 @@
-"""Secret redaction as configuration: ``redact_secrets: true`` in config.yaml.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Secret redaction as configuration: ``redact_secrets: true`` in config.yaml.
 
 Scrubs API keys, tokens, private keys and passwords from the tool arguments the model wrote (a
 ``pre_tool_call`` rewrite), from the messages sent to the model (``transform_messages``) and from

@@ -1,4 +1,6 @@
-"""Required guards: a guard that must run, or the agent must not act.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Required guards: a guard that must run, or the agent must not act.
 
 A guard is required by ``required: true`` on a shell hook entry or in a plugin's ``plugin.yaml``,
 or by naming it in ``plugins.required: [name, ...]`` in config.yaml (a Python plugin's name, a

@@ -1,4 +1,6 @@
-"""Work-tree snapshots as configuration: ``snapshot: true`` in config.yaml.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Work-tree snapshots as configuration: ``snapshot: true`` in config.yaml.
 
 On each firing of its events (default: turn start and end, ``pre_llm_call``/``post_llm_call``,
 and around every tool call, ``pre_tool_call``/``post_tool_call``) it records the git work tree

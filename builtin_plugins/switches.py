@@ -1,4 +1,6 @@
-"""Which built-ins the config switches on, with what arguments and on which events.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Which built-ins the config switches on, with what arguments and on which events.
 
 Two ways, one meaning:
 

@@ -1,4 +1,6 @@
-"""The extension bus: plugin-to-plugin messages, isolated like hooks."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The extension bus: plugin-to-plugin messages, isolated like hooks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Canaries: a payload a guard must answer, and the decision it must produce.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Canaries: a payload a guard must answer, and the decision it must produce.
 
 A shell hook entry carries ``canary: {payload: {...}, expect: block}`` (its event is the entry's);
 a plugin's ``plugin.yaml`` carries ``canary: {event: pre_tool_call, payload: {...}, expect:

@@ -1,4 +1,6 @@
-"""The event catalogue, derived from the hookspec modules: names, kinds, arguments, aliases.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The event catalogue, derived from the hookspec modules: names, kinds, arguments, aliases.
 
 Everything that needs to know the events (validation, did-you-mean, the CLI, the docs, synthetic
 payloads) asks this module, which reads them off the hookspecs once.

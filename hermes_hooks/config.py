@@ -1,4 +1,6 @@
-"""Finding the home directory and reading ``config.yaml`` (YAML is imported only here, lazily)."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Finding the home directory and reading ``config.yaml`` (YAML is imported only here, lazily)."""
 
 from __future__ import annotations
 

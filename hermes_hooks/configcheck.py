@@ -1,4 +1,6 @@
-"""Keys of ours that are misspelt: in config.yaml, in its ``plugins:`` section, in plugin.yaml.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Keys of ours that are misspelt: in config.yaml, in its ``plugins:`` section, in plugin.yaml.
 
 config.yaml is the host's whole config (Hermes keeps model, toolsets, terminal, ... there), so
 only keys that look like ours and are not are reported, each once, with the file and a
@@ -12,12 +14,12 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .builtin_plugins import DECLARED
-
 log = logging.getLogger("hermes_hooks")
 
-#: Top-level config.yaml keys the core reads.
-CORE = (
+#: Top-level config.yaml keys the core reads. The built-ins' keys (their switches and other
+#: keys, from their declarations in ``builtin_plugins/__init__.py``) are passed to
+#: :func:`check_config` by the runtime builder: the core does not import built-ins.
+TOP_LEVEL = (
     "hooks",
     "plugins",
     "fail_closed_events",
@@ -25,16 +27,6 @@ CORE = (
     "trace_file",
     "trace_payloads",
     "otel",
-)
-#: Top-level config.yaml keys we read: the core's, then every built-in's switches and other keys
-#: (from their declarations in ``builtin_plugins/__init__.py``).
-TOP_LEVEL = tuple(
-    dict.fromkeys(
-        [
-            *CORE,
-            *(key for b in DECLARED for key in (*(s.name for s in b.switches), *b.config)),
-        ]
-    )
 )
 #: Keys of ``plugins:`` (Hermes' and ours); other keys there are plugins' own sections.
 PLUGINS = (
@@ -75,9 +67,11 @@ def near_misses(keys: Iterable[Any], known: tuple[str, ...], cutoff: float = 0.8
     return out
 
 
-def check_config(config: Mapping[str, Any], origin: str) -> list[str]:
-    """Problems with our keys in a loaded config.yaml (each also logged)."""
-    problems = [f"{origin}: unknown key {miss}; ignored" for miss in near_misses(config, TOP_LEVEL)]
+def check_config(config: Mapping[str, Any], origin: str, switches: Iterable[str] = ()) -> list[str]:
+    """Problems with our keys in a loaded config.yaml (each also logged). ``switches``: the
+    top-level keys that switch a built-in on, known too."""
+    known = tuple(dict.fromkeys((*TOP_LEVEL, *switches)))
+    problems = [f"{origin}: unknown key {miss}; ignored" for miss in near_misses(config, known)]
     plugins = config.get("plugins")
     if plugins is not None and not isinstance(plugins, Mapping):
         problems.append(f"{origin}: plugins must be a mapping (enabled: [...], ...); ignored")

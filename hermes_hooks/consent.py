@@ -1,4 +1,6 @@
-"""The shell-hook allowlist: who approved which command, for which event and matcher, pinned to
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The shell-hook allowlist: who approved which command, for which event and matcher, pinned to
 the hash of the script it runs.
 
 The file is ``<home>/shell-hooks-allowlist.json`` in Hermes Agent's format

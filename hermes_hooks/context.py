@@ -1,4 +1,6 @@
-"""What a Hermes-style plugin's ``register(ctx)`` receives: :class:`PluginContext`.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What a Hermes-style plugin's ``register(ctx)`` receives: :class:`PluginContext`.
 
 Registrations are collected on the context and committed only when ``register`` returns, so a
 plugin that raises halfway leaves nothing behind. After that, the context is live: a plugin that

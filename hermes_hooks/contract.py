@@ -1,5 +1,6 @@
 """What a hookspec declares about its event besides its arguments: the answer type, and how
-other agents name and describe the event (Claude Code, docker-agent).
+other agents name and describe the event (Claude Code, docker-agent), with Claude Code's names
+for the host's tools and their arguments (:data:`TOOLS`, extended with :func:`map_tool`).
 
 Hookspec modules build these with :func:`hermes_hooks.markers.event`; the catalogue reads them,
 and every other module (dispatcher, wire protocol, shell adapter, CLI, docs) asks the catalogue.
@@ -102,6 +103,78 @@ def tool_response(kwargs: Mapping[str, Any]) -> Any:
         if isinstance(parsed, dict):
             return parsed
     return {"output": result}
+
+
+# ---------------------------------------------------------------------- Claude Code's tool names
+
+
+@dataclass(frozen=True)
+class ToolName:
+    """How one host tool is called in Claude Code: its name and its argument names."""
+
+    host: str
+    claude: str
+    args: Mapping[str, str] = field(default_factory=dict)  # host argument -> Claude Code argument
+    args_back: Mapping[str, str] = field(default_factory=dict)  # the same, read the other way
+
+
+#: Host tool name -> its Claude Code name and argument names. Arguments not listed keep their
+#: name. Extend it with :func:`map_tool`.
+TOOLS: dict[str, ToolName] = {}
+#: Claude Code tool name -> the host's, kept in step with :data:`TOOLS` by :func:`map_tool`.
+FROM_CLAUDE: dict[str, str] = {}
+
+
+def map_tool(host: str, claude: str, args: Mapping[str, str] | None = None) -> None:
+    """Teach the contract (every payload and answer in Claude Code's shape) that the host's tool ``host`` is Claude Code's ``claude``; ``args`` maps
+    the host's argument names to Claude Code's (e.g. ``{"path": "file_path"}``)."""
+    args = dict(args or {})
+    TOOLS[host] = ToolName(host, claude, args, {v: k for k, v in args.items()})
+    FROM_CLAUDE[claude] = host
+
+
+for _host, _claude, _args in (
+    ("terminal", "Bash", {}),
+    ("write_file", "Write", {"path": "file_path"}),
+    ("patch", "Edit", {"path": "file_path"}),
+    ("read_file", "Read", {"path": "file_path"}),
+    ("search_files", "Grep", {}),
+    ("web_search", "WebSearch", {}),
+    ("web_extract", "WebFetch", {}),
+    ("todo", "TodoWrite", {}),
+    ("delegate_task", "Task", {}),
+):
+    map_tool(_host, _claude, _args)
+
+
+def claude_tool_name(host: str | None) -> str | None:
+    """Claude Code's name for a host tool (the host's name when there is no mapping)."""
+    if host is None:
+        return None
+    entry = TOOLS.get(host)
+    return entry.claude if entry else host
+
+
+def host_tool_name(claude: Any) -> Any:
+    """The host's name for a Claude Code tool (the name itself when there is no mapping)."""
+    return FROM_CLAUDE.get(claude, claude) if isinstance(claude, str) else claude
+
+
+def args_to_claude(host: str | None, args: Any) -> Any:
+    """Host arguments renamed for Claude Code."""
+    entry = TOOLS.get(host or "")
+    if entry is None or not isinstance(args, Mapping):
+        return args
+    return {entry.args.get(k, k): v for k, v in args.items()}
+
+
+def args_from_claude(host: str | None, args: Any) -> Any:
+    """Claude Code arguments (an ``updatedInput``) renamed back to the host's names."""
+    entry = TOOLS.get(host or "")
+    if entry is None or not isinstance(args, Mapping):
+        return args
+    back = entry.args_back
+    return {back.get(k, k): v for k, v in args.items()}
 
 
 @dataclass(frozen=True)

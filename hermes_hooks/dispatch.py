@@ -1,4 +1,6 @@
-"""Dispatch: one driver that fires an event's planned hooks and combines their answers with the
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Dispatch: one driver that fires an event's planned hooks and combines their answers with the
 event's answer type.
 
 Every hook is called in its own isolation: its call, awaiting it, and reading its answer happen

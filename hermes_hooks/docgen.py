@@ -1,4 +1,6 @@
-"""Renders ``docs/events.md`` from the hookspecs, and the generated parts of two other pages:
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Renders ``docs/events.md`` from the hookspecs, and the generated parts of two other pages:
 ``python -m hermes_hooks.docgen docs/events.md``.
 
 Besides the events reference it rewrites, between begin/end markers, each agent's event table of

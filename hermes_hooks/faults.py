@@ -1,4 +1,6 @@
-"""Which exceptions from plugin code go up to the host, and which stay with the hook.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Which exceptions from plugin code go up to the host, and which stay with the hook.
 
 One rule for every place that runs plugin code (hooks, handlers, imports, ``register(ctx)``,
 bus listeners): only ``KeyboardInterrupt`` and the host's own cancellation propagate.

@@ -1,4 +1,6 @@
-"""The ``hermes`` console script: ``hermes hooks ...`` is ours, every other command line is
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The ``hermes`` console script: ``hermes hooks ...`` is ours, every other command line is
 Hermes Agent's, handed over exactly as typed.
 
 hermes-agent installs a ``hermes`` script too; whichever package was installed last owns the

@@ -1,4 +1,6 @@
-"""hermes-hooks as a Hermes Agent plugin: ``register(ctx)`` routes every hook site of Hermes Agent
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+hermes-hooks as a Hermes Agent plugin: ``register(ctx)`` routes every hook site of Hermes Agent
 0.19 through the hermes-hooks manager.
 
 Turned on the Hermes way: ``plugins: {enabled: [hermes-hooks]}`` in ``~/.hermes/config.yaml``

@@ -1,4 +1,6 @@
-"""The two places where the Hermes Agent bridge (:mod:`hermes_hooks.hermes_agent`) reaches into
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The two places where the Hermes Agent bridge (:mod:`hermes_hooks.hermes_agent`) reaches into
 Hermes Agent's internals, because Hermes 0.19 has no switch for them. Both apply only to the
 Hermes version they were written against (:data:`SUPPORTED`); on any other version
 :meth:`Patch.for_running_hermes` returns ``None`` and the bridge runs unpatched, with a warning.

@@ -1,4 +1,6 @@
-"""The host API: :class:`Hooks`, what :func:`hermes_hooks.load` returns.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The host API: :class:`Hooks`, what :func:`hermes_hooks.load` returns.
 
 A thin facade over the plugin manager (registration and plan, :mod:`hermes_hooks.manager`) and
 the dispatcher (:mod:`hermes_hooks.dispatch`): it resolves event names, hands the plan to the
@@ -8,7 +10,7 @@ dispatcher, and offers the typed helpers hosts call at each hook site.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +64,18 @@ class Hooks(TypedHelpers):
         self.config_errors: list[str] = []
         #: Keys of ours that look misspelt (reported, not fatal).
         self.config_warnings: list[str] = []
+        #: The built-ins a config can switch on (``add_date``, ``redact_secrets``, ...), asked
+        #: only when needed: their rows are the user's hooks, listed by :meth:`rows` without
+        #: ``include_builtin``. Set by :mod:`hermes_hooks.runtime` from the built-ins' own table
+        #: (the core does not import the built-ins).
+        self.switchable_builtins: Callable[[], Collection[str]] = tuple
         raw = self.config.get("fail_closed_events") or []
+        #: The :class:`~hermes_hooks.manager.HookManager` (a ``pluggy.PluginManager``) behind
+        #: this runtime: register, unregister, block, monitor and inspect plugins through it.
+        #: Not for firing events: ``manager.hook.<event>(...)`` is pluggy's raw loop, without
+        #: this runtime's isolation, fail-closed, answer types, time limits, tracing or shell
+        #: hooks; fire events with :meth:`call`, :meth:`invoke`, :meth:`acall` or the typed
+        #: helpers.
         self.manager = HookManager(
             fail_closed_events=raw if isinstance(raw, list) else [],
             hook_timeout=_seconds(self.config, "hook_callback_timeout", None),
@@ -150,7 +163,9 @@ class Hooks(TypedHelpers):
         Keyword metadata (``source``, ``fail_closed``, ``path``, ...) is kept in its record."""
         registered = self.manager.register(plugin, name, **meta)
         if registered is None:
-            raise ValueError(f"plugin name {name!r} is blocked")
+            raise ValueError(
+                f"plugin name {name!r} is blocked (set_blocked, or disabled by the config)"
+            )
         return registered
 
     def add_source(self, source: Any, name: str, **meta: Any) -> str:
@@ -302,7 +317,13 @@ class Hooks(TypedHelpers):
         registered no hook (failed, disabled, shadowed, or only tools and commands)."""
         from .listing import rows
 
-        return rows(self, include_builtin=include_builtin, event=event)
+        return rows(
+            self.manager,
+            self.registered_by,
+            include_builtin=include_builtin,
+            event=event,
+            switched=() if include_builtin else self.switchable_builtins(),
+        )
 
     def registered_by(self, name: str) -> dict[str, list[str]]:
         """What plugin ``name`` put in the registries (tools, commands, skills, ...)."""

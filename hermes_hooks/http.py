@@ -1,4 +1,6 @@
-"""Talking HTTP for hooks: the allow-list of URLs (:mod:`.urls`: matched as parsed parts),
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Talking HTTP for hooks: the allow-list of URLs (:mod:`.urls`: matched as parsed parts),
 header values filled from allowed environment variables only, and a POST that never follows a
 redirect to another host, whose time limit is the whole exchange. Used by the
 ``http_post`` built-in and the ``http`` and ``prompt`` hook types. Standard library only."""

@@ -1,4 +1,6 @@
-"""Importing plugin code from files and directories (plugin directories, gateway handlers)."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Importing plugin code from files and directories (plugin directories, gateway handlers)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,21 @@
-"""The rows of ``hermes hooks list``, taken from the dispatch plan: what is listed is what runs,
-in the order it runs, whatever source a hook comes from."""
+"""Internal: the rows of ``hermes hooks list`` (:meth:`hermes_hooks.Hooks.rows`).
+
+Taken from the dispatch plan: what is listed is what runs, in the order it runs, whatever source
+a hook comes from. Reads the manager, never the :class:`~hermes_hooks.Hooks` that owns it.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .hooks import Hooks
-    from .manager import Impl, PluginRecord
+    from .manager import HookManager, Impl, PluginRecord
 
 
-def _impl_row(hooks: Hooks, event: str, impl: Impl, rec: PluginRecord | None) -> dict[str, Any]:
+def _impl_row(
+    manager: HookManager, event: str, impl: Impl, rec: PluginRecord | None
+) -> dict[str, Any]:
     opts = impl.impl
     return {
         "event": event,
@@ -25,7 +30,7 @@ def _impl_row(hooks: Hooks, event: str, impl: Impl, rec: PluginRecord | None) ->
         "fail_closed": impl.fail_closed,
         "path": rec.path if rec else None,
         "version": rec.version if rec else None,
-        "known_event": event in hooks.events,
+        "known_event": event in manager.events,
     }
 
 
@@ -38,10 +43,16 @@ def _source_rows(name: str, rec: PluginRecord) -> dict[str, list[dict[str, Any]]
 
 
 def rows(
-    hooks: Hooks, *, include_builtin: bool = True, event: str | None = None
+    manager: HookManager,
+    registered_by: Callable[[str], dict[str, list[str]]],
+    *,
+    include_builtin: bool = True,
+    event: str | None = None,
+    switched: Collection[str] = (),
 ) -> list[dict[str, Any]]:
-    """See :meth:`hermes_hooks.Hooks.rows`."""
-    manager = hooks.manager
+    """See :meth:`hermes_hooks.Hooks.rows`. ``registered_by`` tells what a plugin put in the
+    registries; ``switched`` names the built-ins a config switches on (listed without
+    ``include_builtin``: they are the user's hooks)."""
     if event is not None:
         info = manager.find_event(event)
         event = info.name if info else event
@@ -57,7 +68,7 @@ def rows(
                     expanded[impl.name] = _source_rows(impl.name, rec)
                 out.extend(expanded[impl.name].pop(ev, []))
             else:
-                out.append(_impl_row(hooks, ev, impl, rec))
+                out.append(_impl_row(manager, ev, impl, rec))
     # A source's hooks of an event it registered no implementation for (none today) still show.
     for by_event in expanded.values():
         for ev, extra in by_event.items():
@@ -71,26 +82,29 @@ def rows(
             row.setdefault("order", position)
             listed.append(row)
     if event is None:
-        listed.extend(_without_hooks(hooks, listed))
+        listed.extend(_without_hooks(manager, registered_by, listed))
     if not include_builtin:
         # The built-ins a config switches on (add_date, redact_secrets, ...) are the user's
         # hooks and are listed; the runtime's own (lockdown, required guards) only with --all.
-        from .builtin_plugins.switches import SERVES
-
         listed = [
             r
             for r in listed
-            if r.get("source") != "builtin" or str(r.get("name")).removeprefix("builtin:") in SERVES
+            if r.get("source") != "builtin"
+            or str(r.get("name")).removeprefix("builtin:") in switched
         ]
     return listed
 
 
-def _without_hooks(hooks: Hooks, listed: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _without_hooks(
+    manager: HookManager,
+    registered_by: Callable[[str], dict[str, list[str]]],
+    listed: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     """Plugins without a hook row: those that did not load (failed, disabled, shadowed), and
     active ones that registered only tools, commands, skills or nothing at all."""
     seen = {r.get("plugin") or r.get("name") for r in listed}
     out = []
-    for rec in hooks.records.values():
+    for rec in manager.records.values():
         if rec.status == "active" and (
             rec.name in seen or rec.source == "builtin" or rec.hook_source is not None
         ):
@@ -104,7 +118,7 @@ def _without_hooks(hooks: Hooks, listed: list[dict[str, Any]]) -> list[dict[str,
                 "error": rec.error,
                 "path": rec.path,
                 "version": rec.version,
-                "registered": hooks.registered_by(rec.name),
+                "registered": registered_by(rec.name),
             }
         )
     return out

@@ -1,4 +1,6 @@
-"""Finding plugins (directories, entry points), deciding which may load, and loading them.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Finding plugins (directories, entry points), deciding which may load, and loading them.
 
 Discovery never imports plugin code: names are filtered by the allow/deny lists first, so a
 disabled plugin is never imported. Plugins are then registered in reverse discovery order, because
@@ -10,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
-import importlib.util
 import inspect
 import logging
 import os
@@ -265,7 +265,8 @@ def _record(
     )
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
+    """A plugin's failure in one line (the whole traceback logged too with ``--verbose``)."""
     from .importing import describe_failure
 
     if env_flag("HERMES_HOOKS_DEBUG"):  # --verbose: the whole traceback, file and line each
@@ -299,7 +300,7 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     except BaseException as exc:
         if escapes(exc):
             raise
-        _fail(hooks, cand, f"import failed: {_describe(exc)}")
+        _fail(hooks, cand, f"import failed: {describe(exc)}")
         return None
     register = register_function(target, by_entry_point=cand.origin == HERMES_GROUP)
     if register is None:
@@ -322,7 +323,7 @@ def _prepare(hooks: Hooks, cand: Candidate) -> Any:
     except BaseException as exc:
         if escapes(exc):
             raise
-        _fail(hooks, cand, f"register() raised {_describe(exc)}; nothing it registered was kept")
+        _fail(hooks, cand, f"register() raised {describe(exc)}; nothing it registered was kept")
         return None
     return ("hermes", ctx, target)
 
@@ -348,11 +349,14 @@ def _commit(hooks: Hooks, cand: Candidate, staged: Any) -> None:
                 # companion belongs to the plugin (unregistering the plugin removes it).
                 hooks.register(target, f"{cand.name}:impls", parent=cand.name, **meta)
         hooks.records[cand.name].distribution = cand.distribution
+        dist = getattr(cand.entry_point, "dist", None)
+        if dist is not None:
+            hooks.manager.add_distribution(cand.name, dist)
     except Exception as exc:  # pluggy validation: an impl that does not fit its event
         # The manager left nothing of the rejected object registered; the plugin's other
         # part (register(ctx) hooks, when its @hookimpl companion was refused) goes too.
         hooks.unregister(cand.name)
-        _fail(hooks, cand, f"rejected by the dispatcher: {_describe(exc)}")
+        _fail(hooks, cand, f"rejected by the dispatcher: {describe(exc)}")
 
 
 def _import(cand: Candidate) -> Any:
@@ -369,32 +373,4 @@ def import_directory(path: Path, name: str) -> types.ModuleType:
     return import_file(f"{NAMESPACE}.{slug(name)}", path / "__init__.py", package_path=path)
 
 
-def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
-    """Register the built-in plugins (after everything else: they are ``trylast``)."""
-    from .builtin_plugins import BUILTINS
-    from .sources import HookSource
-
-    for modname in names if names is not None else BUILTINS:
-        name = f"builtin:{modname}"
-        builtin = BUILTINS.get(modname)
-        if builtin is not None and not builtin.wants(hooks):
-            continue  # nothing configured for it: not even imported
-        try:
-            module = importlib.import_module(f"{__package__}.builtin_plugins.{modname}")
-            plugin = module.setup(hooks)
-        except Exception as exc:
-            log.warning("built-in plugin %r failed to start: %s", modname, _describe(exc))
-            hooks.record(
-                PluginRecord(name=name, source="builtin", status="failed", error=_describe(exc))
-            )
-            continue
-        if plugin is None:
-            continue
-        path = getattr(module, "__file__", None)
-        if isinstance(plugin, HookSource):
-            hooks.add_source(plugin, name, path=path)
-        else:
-            hooks.register(plugin, name, source="builtin", path=path)
-
-
-__all__ = ["Candidate", "Policy", "discover", "load_plugins", "load_builtins"]
+__all__ = ["Candidate", "Policy", "describe", "discover", "load_plugins"]

@@ -1,4 +1,6 @@
-"""The plugin manager: pluggy's ``PluginManager``, keeping our records and the dispatch plan in
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The plugin manager: pluggy's ``PluginManager``, keeping our records and the dispatch plan in
 step with pluggy's own registration API.
 
 pluggy owns registration, validation and ordering. Whatever changes them (``register``,
@@ -198,9 +200,13 @@ class HookManager(pluggy.PluginManager):
 
         A plugin pluggy rejects (an implementation that does not fit its event) leaves nothing
         registered. pluggy hook wrappers are refused with ``ValueError``: this dispatcher does
-        not run them (a transform event changes values).
+        not run them (a transform event changes values). A blocked name (:meth:`is_blocked`,
+        which includes a plugin the config disabled) registers nothing and returns ``None``, as
+        pluggy does for ``set_blocked``.
         """
         with self._lock:
+            if self._disabled(name or self.get_canonical_name(plugin)):
+                return None
             try:
                 registered = super().register(plugin, name)
             except Exception:
@@ -264,6 +270,29 @@ class HookManager(pluggy.PluginManager):
                            "or mark it @hookimpl(optionalhook=True) if a newer host defines it")  # fmt: skip
         return out
 
+    def _disabled(self, name: str) -> bool:
+        rec = self.records.get(name)
+        return rec is not None and rec.status == "disabled" and not self.has_plugin(name)
+
+    def is_blocked(self, name: str) -> bool:
+        """pluggy's ``is_blocked``: whether registering ``name`` is refused. True for a name
+        blocked with ``set_blocked``, and for a plugin the config or the environment disabled
+        (``plugins.disabled``, ``plugins.enabled`` without it, ``HERMES_HOOKS_DISABLED``, ...):
+        it was never imported, and :meth:`register` refuses its name. Such a name is lifted by
+        changing the config, not by ``unblock``."""
+        return super().is_blocked(name) or self._disabled(name)
+
+    def add_distribution(self, name: str, dist: Any) -> None:
+        """Note that plugin ``name`` (and the plugins that belong to it) came from the installed
+        distribution ``dist`` through an entry point, as pluggy's
+        ``load_setuptools_entrypoints`` does for the plugins it loads: pluggy's
+        ``list_plugin_distinfo`` and ``list_plugin_distributions`` then list them."""
+        with self._lock:
+            names = [name, *(n for n, r in self.records.items() if r.parent == name)]
+            for plugin in filter(None, map(self.get_plugin, names)):
+                # pluggy's own list behind both methods (load_setuptools_entrypoints fills it)
+                self._plugin_distinfo.append((plugin, dist))
+
     def unregister(self, plugin: Any = None, name: str | None = None) -> Any:
         """pluggy's ``unregister`` (by object or name); the plugin's record, the plugins that
         belong to it and what it put in the registries go too."""
@@ -273,6 +302,8 @@ class HookManager(pluggy.PluginManager):
             if plugin is None and name is not None:
                 plugin = self.get_plugin(name)
             removed = super().unregister(plugin, name) if plugin is not None else None
+            if removed is not None:  # an unregistered plugin is no longer a distribution's
+                self._plugin_distinfo[:] = [d for d in self._plugin_distinfo if d[0] is not removed]
             if name is not None:
                 self.records.pop(name, None)
                 for child in [n for n, r in self.records.items() if r.parent == name]:

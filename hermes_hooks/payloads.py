@@ -1,4 +1,6 @@
-"""Payloads people write by hand (``hermes hooks test --payload-file``, canaries): either the
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Payloads people write by hand (``hermes hooks test --payload-file``, canaries): either the
 host's keyword arguments for an event, or the wire JSON a shell hook reads on stdin (Hermes'
 ``hook_event_name``/``tool_input``/``extra`` or Claude Code's fields). Either is turned into the
 host's keyword arguments; an unknown key is refused with a did-you-mean, so a typo never makes a

@@ -1,4 +1,6 @@
-"""What a hook command will run, as the OS will run it, and the files its approval pins.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What a hook command will run, as the OS will run it, and the files its approval pins.
 
 A command is resolved the way ``execve`` and the shell will: a program named without a ``/`` is
 looked up on the ``PATH`` of the hook's own environment, relative paths are taken from its working

@@ -1,4 +1,6 @@
-"""Which plugins may load: config ``plugins.enabled`` / ``plugins.disabled`` and the
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Which plugins may load: config ``plugins.enabled`` / ``plugins.disabled`` and the
 environment switches, applied before anything is imported."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Running hook commands: each in its own process group, several at once, without polling.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Running hook commands: each in its own process group, several at once, without polling.
 
 One thread drives every process of a batch with a ``selectors`` loop: it writes each payload to
 stdin, reads stdout and stderr as they come (capped), and learns that a process exited from a

@@ -1,4 +1,6 @@
-"""What the manager knows about each plugin (:class:`PluginRecord`), loaded or not."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What the manager knows about each plugin (:class:`PluginRecord`), loaded or not."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""What plugins register besides hooks: tools, slash commands, CLI commands, skills,
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What plugins register besides hooks: tools, slash commands, CLI commands, skills,
 middleware, and other hosts' extension kinds. The host reads them; plugins add to them through
 their :class:`~hermes_hooks.context.PluginContext`."""
 

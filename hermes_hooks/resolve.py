@@ -1,4 +1,6 @@
-"""What a command line runs: the file the OS will execute for it."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What a command line runs: the file the OS will execute for it."""
 
 from __future__ import annotations
 

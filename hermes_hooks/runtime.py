@@ -1,6 +1,10 @@
-"""The one runtime builder: :func:`hermes_hooks.load`, every CLI command and the Hermes Agent
-bridge (:mod:`hermes_hooks.hermes_agent`) build their :class:`~hermes_hooks.Hooks` here, with the
-same sources in the same order.
+"""Internal: the one runtime builder. :func:`hermes_hooks.load`, every CLI command and the Hermes
+Agent bridge (:mod:`hermes_hooks.hermes_agent`) build their :class:`~hermes_hooks.Hooks` here,
+with the same sources in the same order.
+
+This is the one module of the core that imports the built-ins (:mod:`hermes_hooks.builtin_plugins`):
+assembling them is its job. The rest of the core learns about them through what this module
+passes in (the built-ins' config switches to the config check and to :meth:`Hooks.rows`).
 
 The order: the host's events, the config check, third-party plugins (discovery order), then every
 built-in of :data:`hermes_hooks.builtin_plugins.BUILTINS` in its order (each decides from the
@@ -49,11 +53,12 @@ def build_runtime(
     HOOK.yaml gateway hooks; ``False`` when the host's own gateway runs them) and ``inspecting``
     (see the module's docstring). ``builtins=False`` leaves every built-in out (tests of the
     dispatcher alone)."""
+    from .builtin_plugins import CONFIG_KEYS
     from .config import env_flag, find_home, load_config
     from .configcheck import check_config
     from .hooks import Hooks
     from .importing import host_hookspecs
-    from .loader import load_builtins, load_plugins
+    from .loader import load_plugins
 
     root = find_home(home)
     loaded = load_config(root, config)
@@ -65,6 +70,7 @@ def build_runtime(
         host=host,
     )
     hooks.config_errors = loaded.errors
+    hooks.switchable_builtins = switchable_builtins
     hooks.ask = ask
     hooks.safe_mode = env_flag("HERMES_SAFE_MODE")  # no plugin, shell hook or gateway hook
     hooks.gateway_hooks = gateway_hooks
@@ -77,7 +83,9 @@ def build_runtime(
 
         lockdown.engage(hooks, loaded.errors)
         return hooks
-    hooks.config_warnings = check_config(hooks.config, str(loaded.path or "the config"))
+    hooks.config_warnings = check_config(
+        hooks.config, str(loaded.path or "the config"), CONFIG_KEYS
+    )
     load_plugins(hooks, entry_points=entry_points, hermes_plugins=hermes_plugins)
     if builtins:
         load_builtins(hooks)
@@ -85,4 +93,48 @@ def build_runtime(
     return hooks
 
 
-__all__ = ["build_runtime"]
+def switchable_builtins() -> frozenset[str]:
+    """The built-ins a config can switch on (:data:`.builtin_plugins.switches.SERVES`), read
+    when asked: a runtime that is never listed does not import the switches."""
+    from .builtin_plugins.switches import SERVES
+
+    return frozenset(SERVES)
+
+
+def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
+    """Register the built-in plugins (after everything else: they are ``trylast``)."""
+    import importlib
+    import logging
+
+    from .builtin_plugins import BUILTINS
+    from .loader import describe
+    from .records import PluginRecord
+    from .sources import HookSource
+
+    hooks.switchable_builtins = switchable_builtins
+    for modname in names if names is not None else BUILTINS:
+        name = f"builtin:{modname}"
+        builtin = BUILTINS.get(modname)
+        if builtin is not None and not builtin.wants(hooks):
+            continue  # nothing configured for it: not even imported
+        try:
+            module = importlib.import_module(f"{__package__}.builtin_plugins.{modname}")
+            plugin = module.setup(hooks)
+        except Exception as exc:
+            logging.getLogger("hermes_hooks").warning(
+                "built-in plugin %r failed to start: %s", modname, describe(exc)
+            )
+            hooks.record(
+                PluginRecord(name=name, source="builtin", status="failed", error=describe(exc))
+            )
+            continue
+        if plugin is None:
+            continue
+        path = getattr(module, "__file__", None)
+        if isinstance(plugin, HookSource):
+            hooks.add_source(plugin, name, path=path)
+        else:
+            hooks.register(plugin, name, source="builtin", path=path)
+
+
+__all__ = ["build_runtime", "load_builtins"]

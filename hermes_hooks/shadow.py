@@ -1,4 +1,6 @@
-"""Snapshots of a git work tree, kept in a shadow repository under the user data directory.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Snapshots of a git work tree, kept in a shadow repository under the user data directory.
 
 One shadow repository per real repository (keyed by a hash of its absolute path) lives in
 ``<data dir>/snapshots/<key>``; the data dir is ``platformdirs.user_data_dir("hermes-hooks")``,

@@ -1,4 +1,6 @@
-"""The project's one reading of a shell command line: the simple commands it would run.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The project's one reading of a shell command line: the simple commands it would run.
 
 ``parse(line)`` turns a command line into the :class:`Command` objects it would run, each with
 its program (path stripped, quotes and backslashes removed: ``\\rm`` and ``r''m`` are ``rm``),

@@ -1,4 +1,6 @@
-"""The interface built-in hook sources implement (shell hooks, gateway hooks, BOOT.md, ...).
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The interface built-in hook sources implement (shell hooks, gateway hooks, BOOT.md, ...).
 
 A hook source is a pluggy plugin object (its ``@hookimpl`` methods are what dispatch calls) that
 manages hooks of its own. It tells the manager, the listing and the CLI about them through these

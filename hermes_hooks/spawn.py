@@ -1,4 +1,6 @@
-"""Starting one hook process, and learning its exit status whatever the host did to signals.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Starting one hook process, and learning its exit status whatever the host did to signals.
 
 A process starts in a new process group with its stdin, stdout and stderr on fresh pipes. How its
 exit is learnt depends on the host:

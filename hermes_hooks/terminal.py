@@ -1,4 +1,6 @@
-"""Text shown on a terminal: control and bidirectional-override characters made visible.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Text shown on a terminal: control and bidirectional-override characters made visible.
 
 A command, path, name or hook message may hold escape sequences that move the cursor, repaint a
 line or reverse its direction: shown raw, a command could paint over itself and be approved as

@@ -1,4 +1,6 @@
-"""Traces and receipts: what each hook did at each firing.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Traces and receipts: what each hook did at each firing.
 
 Three sinks, any of them on: ``HERMES_HOOKS_TRACE=1`` prints one line per hook run on stderr;
 ``trace_file:`` in config.yaml appends one JSON receipt per hook run (``hermes hooks stats FILE``

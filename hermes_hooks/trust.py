@@ -1,4 +1,6 @@
-"""Whether a file or directory that holds code or policy may be trusted.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Whether a file or directory that holds code or policy may be trusted.
 
 One rule for every source (plugin directories and their files, gateway hooks, ``BOOT.md``, the
 allowlist, ``config.yaml``, ``settings.json``), OpenSSH's with Debian's user-private-group

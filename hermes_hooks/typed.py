@@ -1,4 +1,6 @@
-"""Typed helpers: one method per event on :class:`~hermes_hooks.Hooks`, with the event's real
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Typed helpers: one method per event on :class:`~hermes_hooks.Hooks`, with the event's real
 signature taken from its hookspec.
 
 ``hooks.pre_tool_call(tool_name=..., args=..., session_id=...)`` fires ``pre_tool_call``. The

@@ -1,4 +1,6 @@
-"""Writes ``hermes_hooks/typed.pyi``, the typed helpers' signatures, from the hookspecs.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Writes ``hermes_hooks/typed.pyi``, the typed helpers' signatures, from the hookspecs.
 
 Usage: ``python -m hermes_hooks.typedgen [PATH]`` (default: print to stdout).
 """

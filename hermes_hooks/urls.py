@@ -1,4 +1,6 @@
-"""Where a hook's payload may go: URLs as parsed parts (scheme, host, port, path) and the
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Where a hook's payload may go: URLs as parsed parts (scheme, host, port, path) and the
 ``allowed_http_hook_urls`` patterns matched against those parts, never against the raw string
 (``fnmatch`` on a URL lets ``http://*.corp.example/*`` admit ``http://evil/.corp.example/x``,
 reads ``[::1]`` as a character class and is fooled by ``corp.example@evil``). Used by

@@ -1,4 +1,6 @@
-"""Time limits for in-process hooks, and the watchdog that reports a hook stuck without one.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Time limits for in-process hooks, and the watchdog that reports a hook stuck without one.
 
 A hook with a limit (``plugins.hook_callback_timeout`` in config, ``timeout:`` in its
 ``plugin.yaml``) runs in a worker thread (an async one awaited there under :func:`within`);

@@ -1,9 +1,12 @@
-"""The shell-hook wire protocol: the JSON a hook reads on stdin, and what its answer means.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The shell-hook wire protocol: the JSON a hook reads on stdin, and what its answer means.
 
 Two protocols. ``hermes`` (the default for ``config.yaml`` entries) sends exactly
 ``hook_event_name``, ``tool_name``, ``tool_input``, ``session_id``, ``cwd`` and ``extra``.
 ``claude-code`` (every ``settings.json`` hook) sends what Claude Code sends: PascalCase event
-names, Claude Code's tool and argument names (mapped by :data:`TOOLS`), ``tool_use_id``,
+names, Claude Code's tool and argument names (mapped by
+:data:`hermes_hooks.contract.TOOLS`), ``tool_use_id``,
 ``tool_response``, ``prompt``, ... Both are one line of compact JSON ending in ``\\n``.
 
 Answers from every dialect are turned into the event's typed result by
@@ -16,11 +19,19 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from .catalogue import EventInfo
-from .contract import OMIT, session_of
+
+# Claude Code's tool names are part of the event contract (:mod:`hermes_hooks.contract`); these
+# names stay importable from here for hosts that extended the map through this module.
+from .contract import FROM_CLAUDE as FROM_CLAUDE
+from .contract import OMIT, args_from_claude, args_to_claude, claude_tool_name, session_of
+from .contract import TOOLS as TOOLS
+from .contract import ToolName as ToolName
+from .contract import host_tool_name as host_tool_name
+from .contract import map_tool as map_tool
 
 if TYPE_CHECKING:
     from .dialects.base import Translate
@@ -28,78 +39,6 @@ if TYPE_CHECKING:
 HERMES = "hermes"
 CLAUDE = "claude-code"
 PROTOCOLS = (HERMES, CLAUDE)
-
-
-# ---------------------------------------------------------------------- tool names
-
-
-@dataclass(frozen=True)
-class ToolName:
-    """How one host tool is called in Claude Code: its name and its argument names."""
-
-    host: str
-    claude: str
-    args: Mapping[str, str] = field(default_factory=dict)  # host argument -> Claude Code argument
-    args_back: Mapping[str, str] = field(default_factory=dict)  # the same, read the other way
-
-
-#: Host tool name -> its Claude Code name and argument names. Arguments not listed keep their
-#: name. Extend it with :func:`map_tool`.
-TOOLS: dict[str, ToolName] = {}
-#: Claude Code tool name -> the host's, kept in step with :data:`TOOLS` by :func:`map_tool`.
-FROM_CLAUDE: dict[str, str] = {}
-
-
-def map_tool(host: str, claude: str, args: Mapping[str, str] | None = None) -> None:
-    """Teach the adapter that the host's tool ``host`` is Claude Code's ``claude``; ``args`` maps
-    the host's argument names to Claude Code's (e.g. ``{"path": "file_path"}``)."""
-    args = dict(args or {})
-    TOOLS[host] = ToolName(host, claude, args, {v: k for k, v in args.items()})
-    FROM_CLAUDE[claude] = host
-
-
-for _host, _claude, _args in (
-    ("terminal", "Bash", {}),
-    ("write_file", "Write", {"path": "file_path"}),
-    ("patch", "Edit", {"path": "file_path"}),
-    ("read_file", "Read", {"path": "file_path"}),
-    ("search_files", "Grep", {}),
-    ("web_search", "WebSearch", {}),
-    ("web_extract", "WebFetch", {}),
-    ("todo", "TodoWrite", {}),
-    ("delegate_task", "Task", {}),
-):
-    map_tool(_host, _claude, _args)
-
-
-def claude_tool_name(host: str | None) -> str | None:
-    """Claude Code's name for a host tool (the host's name when there is no mapping)."""
-    if host is None:
-        return None
-    entry = TOOLS.get(host)
-    return entry.claude if entry else host
-
-
-def host_tool_name(claude: Any) -> Any:
-    """The host's name for a Claude Code tool (the name itself when there is no mapping)."""
-    return FROM_CLAUDE.get(claude, claude) if isinstance(claude, str) else claude
-
-
-def args_to_claude(host: str | None, args: Any) -> Any:
-    """Host arguments renamed for Claude Code."""
-    entry = TOOLS.get(host or "")
-    if entry is None or not isinstance(args, Mapping):
-        return args
-    return {entry.args.get(k, k): v for k, v in args.items()}
-
-
-def args_from_claude(host: str | None, args: Any) -> Any:
-    """Claude Code arguments (an ``updatedInput``) renamed back to the host's names."""
-    entry = TOOLS.get(host or "")
-    if entry is None or not isinstance(args, Mapping):
-        return args
-    back = entry.args_back
-    return {back.get(k, k): v for k, v in args.items()}
 
 
 # ---------------------------------------------------------------------- payloads

@@ -1,4 +1,6 @@
-"""The warm-worker protocol (``persistent: true`` shell hooks), both ends.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The warm-worker protocol (``persistent: true`` shell hooks), both ends.
 
 A worker is a process started once and kept: it answers one JSON line per event instead of a
 process per event. Over its stdin and stdout, one JSON object a line (UTF-8, ``\\n``-ended):

@@ -10,9 +10,13 @@ from hermes_hooks.contract import (
     AgentEvent,
     ClaudeEvent,
     arg,
+    args_from_claude,
+    args_to_claude,
+    claude_tool_name,
     const,
     either,
     flag,
+    host_tool_name,
     optional,
     tool_response,
 )
@@ -431,8 +435,6 @@ def transform_terminal_output(
 
 def _batch(kwargs: Mapping[str, Any]) -> Any:
     """The host's ``tool_calls`` as Claude Code's PostToolBatch ``tool_calls``."""
-    from hermes_hooks import wire
-
     calls = kwargs.get("tool_calls")
     out = []
     for call in calls if isinstance(calls, list) else []:
@@ -441,8 +443,8 @@ def _batch(kwargs: Mapping[str, Any]) -> Any:
         name = call.get("tool_name")
         out.append(
             {
-                "tool_name": wire.claude_tool_name(name) if isinstance(name, str) else name,
-                "tool_input": wire.args_to_claude(name, call.get("args") or {}),
+                "tool_name": claude_tool_name(name) if isinstance(name, str) else name,
+                "tool_input": args_to_claude(name, call.get("args") or {}),
                 "tool_use_id": call.get("tool_call_id") or "",
                 "tool_response": call.get("result"),
             }
@@ -452,17 +454,15 @@ def _batch(kwargs: Mapping[str, Any]) -> Any:
 
 def _batch_back(calls: Any) -> Any:
     """Claude Code's PostToolBatch ``tool_calls`` as the host's (a saved payload read back)."""
-    from hermes_hooks import wire
-
     out = []
     for call in calls if isinstance(calls, list) else []:
         if not isinstance(call, Mapping):
             continue
-        name = wire.host_tool_name(call.get("tool_name"))
+        name = host_tool_name(call.get("tool_name"))
         out.append(
             {
                 "tool_name": name,
-                "args": wire.args_from_claude(name, call.get("tool_input") or {}),
+                "args": args_from_claude(name, call.get("tool_input") or {}),
                 "tool_call_id": call.get("tool_use_id") or "",
                 "result": call.get("tool_response"),
             }

@@ -639,3 +639,50 @@ def test_registrations_inside_deferred_take_effect_at_its_end():
         assert not manager.has_hook("pre_tool_call")
     assert manager.has_hook("pre_tool_call")
     assert hooks.pre_tool_call(tool_name="terminal", args={}).blocked
+
+
+# ---------------------------------------------------------------- pluggy's queries tell the truth
+
+
+def test_is_blocked_for_a_plugin_the_config_disabled(home, fake_site):
+    (home / "config.yaml").write_text("plugins:\n  disabled: [fakenative]\n")
+    loaded = hermes_hooks.load(home, builtins=False)
+    assert loaded.records["fakenative"].status == "disabled"
+    # was False: pluggy only knew names blocked with set_blocked
+    assert loaded.manager.is_blocked("fakenative") is True
+    assert loaded.manager.is_blocked("fakehermes") is False  # loaded
+    assert loaded.manager.is_blocked("nobody") is False
+    # and registering the name is refused, as for a set_blocked name
+    assert loaded.manager.register(plugin(pre_llm_call=lambda: "x"), "fakenative") is None
+    with pytest.raises(ValueError, match="blocked"):
+        loaded.register(plugin(pre_llm_call=lambda: "x"), "fakenative")
+
+
+def test_set_blocked_is_still_pluggys(hooks):
+    hooks.register(plugin(pre_llm_call=lambda: "x"), "mine")
+    hooks.manager.set_blocked("mine")
+    assert hooks.manager.is_blocked("mine") and "mine" not in hooks.records
+    assert hooks.manager.unblock("mine") and not hooks.manager.is_blocked("mine")
+
+
+def test_list_plugin_distinfo_for_entry_point_plugins(home, fake_site):
+    loaded = hermes_hooks.load(home, builtins=False)
+    assert loaded.records["fakenative"].status == "active"
+    assert loaded.records["fakehermes"].status == "active"
+    # was []: only pluggy's own load_setuptools_entrypoints filled it, not our loader
+    manager = loaded.manager
+    by_name = {manager.get_name(p): d for p, d in manager.list_plugin_distributions()}
+    assert {n: d.metadata["Name"] for n, d in by_name.items()} == {
+        "fakenative": "fake-native-plugin",
+        "fakehermes": "fake-hermes-plugin",
+    }
+    facades = {manager.get_name(p): d for p, d in manager.list_plugin_distinfo()}
+    assert facades["fakenative"].project_name == "fake-native-plugin"
+    assert facades["fakenative"].version == "2.0"
+    loaded.unregister("fakenative")
+    assert [manager.get_name(p) for p, _ in manager.list_plugin_distinfo()] == ["fakehermes"]
+
+
+def test_plugins_that_are_not_entry_points_have_no_distribution(hooks):
+    hooks.register(plugin(pre_llm_call=lambda: "x"), "mine")
+    assert hooks.manager.list_plugin_distinfo() == []

@@ -231,8 +231,8 @@ def test_acall_leaves_the_loop_running_while_a_shell_hook_runs(home: Path, tmp_p
 
 
 def test_shell_hooks_on_an_event_a_host_added(home: Path, tmp_path: Path) -> None:
-    from hermes_hooks.loader import load_builtins
     from hermes_hooks.markers import hookspec
+    from hermes_hooks.runtime import load_builtins
 
     def deploy_started(service: str) -> None:
         """A host's own event."""
@@ -252,8 +252,8 @@ def test_shell_hooks_on_an_event_a_host_added(home: Path, tmp_path: Path) -> Non
 
 def test_the_continue_cap_follows_the_spec_not_the_event_name(home: Path) -> None:
     from hermes_hooks.answers import VerifyAnswers
-    from hermes_hooks.loader import load_builtins
     from hermes_hooks.markers import event
+    from hermes_hooks.runtime import load_builtins
 
     @event(VerifyAnswers(), continues=True)
     def keep_going(session_id: str, stop_hook_active: bool) -> Any:

@@ -1,5 +1,8 @@
-"""The shape of the code: small modules, no import cycles, every module importable alone, and no
-module outside hookspecs/ that tests an event by its name."""
+"""The shape of the code, measured by structure, not size: no import cycle, the specs never
+import an adapter, the core never imports a built-in, the manager never reaches the shell code,
+every module importable alone and either public or marked internal, and no module outside
+hookspecs/ that tests an event by its name. Every import counts: at the top, inside
+functions, and under ``TYPE_CHECKING``."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins import BUILTINS
 
 from hermes_hooks import catalogue
 
@@ -37,13 +41,20 @@ def _modules() -> dict[str, Path]:
 MODULES = _modules()
 
 
-def _top_level_imports(name: str, path: Path) -> set[str]:
-    """Modules of ours imported when ``name`` is imported (not inside functions or
-    ``if TYPE_CHECKING``)."""
+def _imports(name: str, path: Path) -> set[str]:
+    """Modules of ours that ``name`` imports anywhere: at the top, inside functions and classes,
+    and under ``if TYPE_CHECKING`` (a type-only import is still a dependency of the module).
+
+    ``from package import name`` is an import of the submodule ``package.name`` when there is
+    one, else of ``package`` itself (a name read from its ``__init__``). The packages above an
+    imported module are not counted: Python runs their ``__init__`` too, but that is Python's
+    doing, not a dependency the module declares, and our package ``__init__`` modules import
+    their submodules lazily. Imports computed at run time (``importlib.import_module``) are not
+    seen here: :data:`DYNAMIC` declares the ones that matter to the rules below."""
     tree = ast.parse(path.read_text())
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     out: set[str] = set()
-    for node in tree.body:
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
@@ -51,7 +62,10 @@ def _top_level_imports(name: str, path: Path) -> set[str]:
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            candidates = [target] + [f"{target}.{a.name}" for a in node.names]
+            subs = [f"{target}.{a.name}" for a in node.names]
+            candidates = [c for c in subs if c in MODULES]
+            if len(candidates) < len(subs):
+                candidates.append(target)
         elif isinstance(node, ast.Import):
             candidates = [a.name for a in node.names]
         else:
@@ -60,27 +74,176 @@ def _top_level_imports(name: str, path: Path) -> set[str]:
     return out
 
 
+#: Imports made with ``importlib.import_module`` and a computed name, by the importing module:
+#: the catalogue imports every hookspec family; the runtime builder imports each built-in.
+#: (The root package's lazy names, the host's own hookspecs, the CLI's command table and
+#: command_guard's packs are imported the same way; their targets are either imported
+#: statically too, not ours, or inside the same layer.)
+DYNAMIC = {
+    "hermes_hooks.catalogue": {n for n in MODULES if n.startswith("hermes_hooks.hookspecs.")},
+    "hermes_hooks.runtime": {f"hermes_hooks.builtin_plugins.{n}" for n in BUILTINS},
+}
+GRAPH = {name: _imports(name, path) | DYNAMIC.get(name, set()) for name, path in MODULES.items()}
+
+
+def _under(name: str, *prefixes: str) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _reach(start: str) -> dict[str, list[str]]:
+    """Every module ``start`` imports, directly or through others, each with one path to it."""
+    paths = {start: [start]}
+    todo = [start]
+    while todo:
+        node = todo.pop()
+        for dep in sorted(GRAPH[node]):
+            if dep not in paths:
+                paths[dep] = [*paths[node], dep]
+                todo.append(dep)
+    del paths[start]
+    return paths
+
+
+#: The shell adapter: the wire protocol, processes, consent and pinning, warm workers, http
+#: hooks, the shell parser, and the other agents' dialects (how their hooks speak).
+SHELL = {
+    f"hermes_hooks.{m}"
+    for m in (
+        "wire",
+        "process",
+        "spawn",
+        "resolve",
+        "consent",
+        "pinning",
+        "worker",
+        "http",
+        "shell_syntax",
+        "dialects.base",
+        "dialects.codex",
+        "dialects.copilot",
+        "dialects.cursor",
+        "dialects.gemini",
+    )
+} | {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins.shell_hooks")}
+#: Every built-in (the shell adapter's source is one of them).
+BUILTIN = {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins")}
+#: What an adapter is, to the specs: the shell adapter and every built-in.
+ADAPTERS = SHELL | BUILTIN
+#: The layers outside the core: the CLI, the demo, replay, the Hermes Agent bridge (plugin,
+#: patch, hand-over script) and the runtime builder, whose job is to assemble the built-ins.
+OUTER = (
+    "hermes_hooks.cli",
+    "hermes_hooks.__main__",
+    "hermes_hooks.demo",
+    "hermes_hooks.replay",
+    "hermes_hooks.hermes_agent",
+    "hermes_hooks.hermes_patch",
+    "hermes_hooks.docgen",  # a tool for this repository's docs: it reads every layer
+    "hermes_hooks.handover",
+    "hermes_hooks.runtime",
+)
+#: The core: everything else of ``hermes_hooks`` (the hookspecs included), not a built-in.
+CORE = {n for n in MODULES if not _under(n, *OUTER) and n not in BUILTIN}
+
+
 def test_there_is_no_import_cycle():
-    graph = {name: _top_level_imports(name, path) for name, path in MODULES.items()}
-    # A package imports its parent package's __init__ implicitly; that is not a cycle of ours.
+    """At module granularity, every import counted (see :func:`_imports`). A package
+    ``__init__`` that imports its own submodules is not in a cycle with them for that alone;
+    a submodule that also reads a name from that ``__init__`` is."""
     state: dict[str, int] = {}
     cycles: list[list[str]] = []
 
     def visit(node: str, stack: list[str]) -> None:
         state[node] = 1
-        for dep in sorted(graph[node]):
-            if node.startswith(dep + "."):
-                continue
+        for dep in sorted(GRAPH[node]):
             if state.get(dep) == 1:
                 cycles.append([*stack[stack.index(dep) :], dep])
             elif dep not in state:
                 visit(dep, [*stack, dep])
         state[node] = 2
 
-    for name in graph:
+    for name in GRAPH:
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+def test_the_specs_never_import_an_adapter():
+    """The hookspecs are the event contract: they read the contract (markers, contract, the
+    dialects' field helpers, answers, results), never the shell adapter or a built-in."""
+    bad = [
+        " -> ".join(path)
+        for spec in sorted(n for n in MODULES if _under(n, "hermes_hooks.hookspecs"))
+        for target, path in _reach(spec).items()
+        if target in ADAPTERS
+    ]
+    assert bad == []
+
+
+def test_the_core_never_imports_a_built_in():
+    """Only the runtime builder (an outer layer) imports the built-ins; the core learns about
+    them through what it passes in. The core imports no outer layer either, except the root
+    package's ``load()``, which builds the runtime: so nothing of the core reaches a built-in
+    but through :mod:`hermes_hooks.runtime`."""
+    bad = sorted(
+        f"{name} -> {dep}"
+        for name in CORE
+        for dep in GRAPH[name]
+        if dep in BUILTIN
+        or (_under(dep, *OUTER) and (name, dep) != ("hermes_hooks", "hermes_hooks.runtime"))
+    )
+    assert bad == []
+
+
+@pytest.mark.parametrize("name", ["hermes_hooks.manager", "hermes_hooks.dispatch"])
+def test_the_manager_never_reaches_the_shell_code(name):
+    reached = {t: " -> ".join(p) for t, p in _reach(name).items() if t in SHELL | BUILTIN}
+    assert reached == {}
+
+
+def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
+    """The same rules, checked at run time: building a bare runtime and firing an event imports
+    no module of the shell adapter and no built-in (the packages' own ``__init__`` included)."""
+    code = (
+        "import sys\n"
+        "from hermes_hooks.hooks import Hooks\n"
+        "hooks = Hooks()\n"
+        "hooks.pre_tool_call(tool_name='terminal', args={'command': 'ls'})\n"
+        "hooks.call('pre_llm_call', session_id='s', user_message='hi', is_first_turn=True)\n"
+        "print('\\n'.join(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = set(out.stdout.split())
+    assert sorted(loaded & (SHELL | BUILTIN)) == []
+
+
+#: The public surface: the host API (``load``, ``Hooks``, the results and markers it exports),
+#: what a spec author writes with (the markers' ``event``, the contract and its dialect fields,
+#: the answer types, the typed results), the pytest fixtures, and the specs themselves. Every
+#: other module says ``Internal:`` on the first line of its docstring (docs/host-api.md).
+PUBLIC = {
+    "hermes_hooks",
+    "hermes_hooks.markers",
+    "hermes_hooks.results",
+    "hermes_hooks.contract",
+    "hermes_hooks.dialects.fields",
+    "hermes_hooks.answers",
+    "hermes_hooks.testing",
+} | {n for n in MODULES if _under(n, "hermes_hooks.hookspecs")}
+
+
+def test_every_module_is_public_or_marked_internal():
+    def first_line(name: str) -> str:
+        doc = ast.get_docstring(ast.parse(MODULES[name].read_text())) or ""
+        return doc.splitlines()[0] if doc else ""
+
+    unmarked = sorted(
+        n for n in MODULES if n not in PUBLIC and not first_line(n).startswith("Internal:")
+    )
+    marked = sorted(n for n in PUBLIC if first_line(n).startswith("Internal:"))
+    assert (unmarked, marked) == ([], [])
 
 
 def test_every_module_imports_alone_in_a_fresh_interpreter():

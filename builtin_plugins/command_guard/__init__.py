@@ -1,4 +1,6 @@
-"""``command_guard``: stop destructive shell commands before they run.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+``command_guard``: stop destructive shell commands before they run.
 
 Switched on with ``command_guard: true`` in config.yaml (every pack), or with its options::
 

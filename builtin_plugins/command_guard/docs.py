@@ -1,4 +1,6 @@
-"""The packs table of ``docs/builtins.md``, rendered from the packs themselves:
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The packs table of ``docs/builtins.md``, rendered from the packs themselves:
 ``python -m hermes_hooks.builtin_plugins.command_guard.docs docs/builtins.md`` rewrites the part
 between the markers; a test fails when the committed page differs, so the reference never drifts
 from the rules."""

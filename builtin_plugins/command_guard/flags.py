@@ -1,4 +1,6 @@
-"""Reading the options of a simple command the way getopt-style programs do.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading the options of a simple command the way getopt-style programs do.
 
 ``read_flags(args)`` splits a command's arguments into options and operands: bundled short
 options (``-rf`` is ``-r`` and ``-f``), long options with or without ``=value`` (``--size=0``),

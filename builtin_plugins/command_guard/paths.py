@@ -1,4 +1,6 @@
-"""What a path argument points at, as far as the words of a command line can tell.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+What a path argument points at, as far as the words of a command line can tell.
 
 The packs judge a command by its targets: ``rm -rf /tmp/x`` is fine, ``rm -rf /var/log`` is not.
 :func:`normalize` rewrites the spellings of the home directory (``~``, ``$HOME``, ``${HOME}``) to

@@ -1,4 +1,6 @@
-"""What a ``command_guard`` rule is, and judging a command line against a set of rules.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+What a ``command_guard`` rule is, and judging a command line against a set of rules.
 
 A rule belongs to a pack (``builtin_plugins/command_guard/packs/<pack>.py``, one area each:
 filesystem, git, databases, ...) and has a stable id ``<pack>.<name>``, a one-line reason, a

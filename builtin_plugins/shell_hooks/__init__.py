@@ -1,4 +1,6 @@
-"""Shell hooks: any executable as a hook, configured in ``config.yaml`` (Hermes schema) or in
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Shell hooks: any executable as a hook, configured in ``config.yaml`` (Hermes schema) or in
 Claude Code ``settings.json`` files. Reference: ``docs/shell-hooks.md``.
 
 The package, one idea a module:

@@ -1,4 +1,6 @@
-"""Consent for shell hooks: whether a hook may run (approved, unapproved, changed), the question
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Consent for shell hooks: whether a hook may run (approved, unapproved, changed), the question
 asked on a terminal, pinning approvals to the scripts' hashes, and the warnings at start.
 
 The allowlist itself (its file, hashing, resolving what a command runs) is

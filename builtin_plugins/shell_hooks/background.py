@@ -1,4 +1,6 @@
-"""Background hooks: Claude Code's ``async`` and ``asyncRewake`` handlers.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Background hooks: Claude Code's ``async`` and ``asyncRewake`` handlers.
 
 A background hook starts with its event and the firing does not wait for it: its answer decides
 nothing. When it ends:

@@ -1,4 +1,6 @@
-"""Why a command hook cannot run as configured (``hermes hooks doctor``): a missing working
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Why a command hook cannot run as configured (``hermes hooks doctor``): a missing working
 directory, a program not found or not executable, a script not readable."""
 
 from __future__ import annotations

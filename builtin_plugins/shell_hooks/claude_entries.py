@@ -1,4 +1,6 @@
-"""Reading one Claude Code matcher group of a ``settings.json``: ``{matcher, hooks: [handler,
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading one Claude Code matcher group of a ``settings.json``: ``{matcher, hooks: [handler,
 ...]}``, and the handler fields only Claude Code has.
 
 Handler fields read here (every other key goes through the common entry reader, which reports
@@ -20,7 +22,7 @@ unknown ones):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hermes_hooks import wire
 from hermes_hooks.catalogue import EventInfo
@@ -29,8 +31,14 @@ from . import unreadable
 from .matching import ShellHook
 from .rules import BadRule, Rule
 
-if TYPE_CHECKING:
-    from .config import Reader
+
+class Reader(unreadable.Reader, Protocol):
+    """What a matcher group is read into: :class:`.config.Reader` (named here by its shape, so
+    this module does not import the module that imports it)."""
+
+    def entry(self, info: EventInfo, name: str, index: int, raw: Any, origin: str, default_protocol: str,
+              sub: int | None, plugin_root: str | None) -> ShellHook | None: ...  # fmt: skip
+
 
 #: The handler types this reader runs (Claude Code's ``agent`` type is skipped with a warning).
 KINDS = ("command", "http", "prompt", "mcp_tool")

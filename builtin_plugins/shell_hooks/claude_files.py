@@ -1,4 +1,6 @@
-"""Where Claude Code keeps hooks, for ``hooks_sources: [claude]``: the user's
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Where Claude Code keeps hooks, for ``hooks_sources: [claude]``: the user's
 ``~/.claude/settings.json``, the project's ``.claude/settings.json`` and
 ``.claude/settings.local.json``, and the ``hooks/hooks.json`` of every plugin those settings
 enable (``enabledPlugins``) that ``~/.claude/plugins/installed_plugins.json`` says where it is

@@ -1,4 +1,6 @@
-"""Reading shell hooks from the config: ``hooks:`` in ``config.yaml`` (Hermes schema) and the
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading shell hooks from the config: ``hooks:`` in ``config.yaml`` (Hermes schema) and the
 ``hooks`` of Claude Code ``settings.json`` files, every problem reported with its file, event and
 entry index. Event names are resolved with the runtime's catalogue, so events a host added with
 ``hooks.add_hookspecs`` can have shell hooks too.

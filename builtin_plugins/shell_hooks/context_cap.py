@@ -1,4 +1,6 @@
-"""The cap on what one Claude Code hook adds to the model's context, as Claude Code applies it:
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The cap on what one Claude Code hook adds to the model's context, as Claude Code applies it:
 text over :data:`CONTEXT_CAP` characters (plain stdout that becomes context,
 ``additionalContext``, ``systemMessage``) is saved whole to a file under the home, and the model
 gets the beginning of it and a line saying how long it was and where the file is."""

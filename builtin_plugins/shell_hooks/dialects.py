@@ -1,4 +1,6 @@
-"""Shell hooks written for another agent (Gemini CLI, Codex, Cursor, Copilot): the payload
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Shell hooks written for another agent (Gemini CLI, Codex, Cursor, Copilot): the payload
 that agent would send, the variables it sets, and how its answers read as ours. The dialects
 themselves are :mod:`hermes_hooks.dialects`; this module joins them to one configured hook."""
 

@@ -1,4 +1,6 @@
-"""The environment of a shell hook: what it inherits from the host (all of it, or a minimal
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The environment of a shell hook: what it inherits from the host (all of it, or a minimal
 set), what the OS would refuse, and reading the variables a ``SessionStart`` hook exported to
 its ``CLAUDE_ENV_FILE``."""
 

@@ -1,4 +1,6 @@
-"""Running the shell hooks of one firing: their environment, the processes
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Running the shell hooks of one firing: their environment, the processes
 (:mod:`hermes_hooks.process`, all at once), reading each answer (:mod:`hermes_hooks.wire`), and
 combining the answers with the event's answer type.
 

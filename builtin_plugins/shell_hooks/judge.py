@@ -1,4 +1,6 @@
-"""The ``prompt`` hook type (an LLM judge): the entry's ``prompt``, filled from the event's
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``prompt`` hook type (an LLM judge): the entry's ``prompt``, filled from the event's
 payload (:mod:`.template`), is sent to an OpenAI-compatible ``/chat/completions`` endpoint, and
 the model's reply becomes the hook's answer.
 

@@ -1,4 +1,6 @@
-"""The types of hook entry besides ``command``: what each accepts, how its entry is read, how
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The types of hook entry besides ``command``: what each accepts, how its entry is read, how
 it runs (a transport of :class:`~.execution.Runner`) and what ``hermes hooks doctor`` checks.
 
 - ``http`` (:mod:`.remote`): the payload POSTed to an allow-listed URL; the body is the answer.

@@ -1,4 +1,6 @@
-"""One configured shell hook, and whether it fires for an occurrence of its event.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+One configured shell hook, and whether it fires for an occurrence of its event.
 
 What a matcher tests comes from the event's contract (:class:`~hermes_hooks.contract.
 ClaudeEvent`): a Hermes matcher tests the tool name of a tool event; a Claude Code matcher tests

@@ -1,4 +1,6 @@
-"""``type: mcp_tool`` hooks: a Claude Code handler that calls a tool of an MCP server instead of
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+``type: mcp_tool`` hooks: a Claude Code handler that calls a tool of an MCP server instead of
 starting a process. The host calls the tool (``host.call_mcp_tool(server, tool, arguments)``,
 see :class:`hermes_hooks.context.Host`); the tool's text is read like a command hook's stdout.
 

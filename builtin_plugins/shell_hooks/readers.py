@@ -1,4 +1,6 @@
-"""Where every shell hook is configured: ``hooks:`` of config.yaml, Claude Code
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Where every shell hook is configured: ``hooks:`` of config.yaml, Claude Code
 ``settings.json`` files, and, when ``hooks_sources`` names them, the hook files of other agents
 where each keeps them (Codex, Gemini CLI, Cursor, GitHub Copilot). Each agent's file is read in
 its own shape; every entry becomes a :class:`ShellHook` speaking that agent's dialect, and every

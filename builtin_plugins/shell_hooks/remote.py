@@ -1,4 +1,6 @@
-"""The ``http`` hook type: the JSON a command hook gets on stdin is POSTed to the entry's
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``http`` hook type: the JSON a command hook gets on stdin is POSTed to the entry's
 ``url``, and the response body is read as a command hook's stdout (both answer protocols).
 
 - 2xx is exit code 0; any other status is a failure naming it (the body's start included);

@@ -1,4 +1,6 @@
-"""Claude Code permission rules as hook filters: the ``if`` field of a ``settings.json`` hook
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Claude Code permission rules as hook filters: the ``if`` field of a ``settings.json`` hook
 handler (``"if": "Bash(git *)"``, ``"Edit(*.ts)"``, ``"mcp__github"``).
 
 A rule is ``Tool`` or ``Tool(specifier)``. The tool part is Claude Code's tool name (the host's

@@ -1,4 +1,6 @@
-"""One shell hook at one firing (:class:`Run`), what records the runs of a firing
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+One shell hook at one firing (:class:`Run`), what records the runs of a firing
 (:class:`Recorder`, for ``hermes hooks test``) and combining the answers of a firing."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Hooks that run one after another (Gemini CLI's ``sequential: true`` groups, or
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Hooks that run one after another (Gemini CLI's ``sequential: true`` groups, or
 ``sequential: true`` on a config.yaml entry): when any matching hook of a firing asks for it,
 every matching hook of that firing runs in config order, each seeing the tool arguments the
 earlier ones rewrote, and a block ends the firing (later hooks do not run)."""

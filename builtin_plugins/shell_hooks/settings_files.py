@@ -1,4 +1,6 @@
-"""Claude Code ``settings.json`` files (and a Claude Code plugin's ``hooks/hooks.json``): their
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Claude Code ``settings.json`` files (and a Claude Code plugin's ``hooks/hooks.json``): their
 ``hooks`` read with the same :class:`~.config.Reader` as config.yaml's, every problem reported
 with the file."""
 

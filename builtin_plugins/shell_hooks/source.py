@@ -1,4 +1,6 @@
-"""The shell-hook source: one plugin object that carries every shell hook of a runtime.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The shell-hook source: one plugin object that carries every shell hook of a runtime.
 
 It implements (``trylast``) only the events that have shell hooks, so ``hooks.has_hook(event)``
 stays false for the rest. At each firing the matching, approved hooks of the event run in

@@ -1,4 +1,6 @@
-"""The small template language of ``prompt`` hooks: ``{{ EXPR }}`` placeholders over the
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The small template language of ``prompt`` hooks: ``{{ EXPR }}`` placeholders over the
 payload a command hook would get on stdin, and Claude Code's ``$ARGUMENTS`` (the whole payload
 as JSON). Nothing is evaluated: an expression is one of
 

@@ -1,4 +1,6 @@
-"""Guard entries that cannot be read: an entry that says it is a guard (``required: true``,
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Guard entries that cannot be read: an entry that says it is a guard (``required: true``,
 ``fail_closed: true``, Claude Code's ``onFailure: block``) but that the reader has to skip (a
 typo such as ``comand:``, a misspelt event, a malformed Claude Code group, ``args`` that is not
 a list) must not leave its event unguarded: it would block if it ran and failed, so it blocks
@@ -16,15 +18,27 @@ required plugin whose events are unknown. It is listed (status ``refused``) and 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hermes_hooks import process
 from hermes_hooks.catalogue import EventInfo
 
 from .matching import UNREADABLE, ShellHook
 
-if TYPE_CHECKING:
-    from .config import Reader
+
+class Reader(Protocol):
+    """What an entry is read into (:class:`.config.Reader`, named by its shape: the config
+    reader imports this module)."""
+
+    hooks: list[ShellHook]
+    problems: list[str]
+    unreadable: list[ShellHook]
+    guards: list[str]
+
+    def mark(self) -> tuple[int, int]: ...
+
+    def warn(self, message: str) -> None: ...
+
 
 _DEPTH = 4
 

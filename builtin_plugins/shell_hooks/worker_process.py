@@ -1,4 +1,6 @@
-"""One warm worker: a kept process for one ``persistent: true`` shell hook, asked one event at
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+One warm worker: a kept process for one ``persistent: true`` shell hook, asked one event at
 a time over the JSON-lines protocol of :mod:`hermes_hooks.worker`.
 
 It runs in its own process group. A worker that misses a deadline, crashes, breaks the protocol

@@ -1,4 +1,6 @@
-"""Warm workers: ``persistent: true`` shell hooks run as one kept process each
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Warm workers: ``persistent: true`` shell hooks run as one kept process each
 (:mod:`.worker_process`), which gets a JSON line per event and answers one (the protocol:
 :mod:`hermes_hooks.worker`).
 

@@ -1,4 +1,6 @@
-"""The answer-type protocol, and the types whose answers are plain values: observers, context
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+The answer-type protocol, and the types whose answers are plain values: observers, context
 text, and transform pipelines."""
 
 from __future__ import annotations

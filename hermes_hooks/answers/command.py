@@ -1,4 +1,6 @@
-"""Gateway answers (``gateway_event``): Hermes' command decisions for ``command:<name>``."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Gateway answers (``gateway_event``): Hermes' command decisions for ``command:<name>``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Small readers shared by the answer types: the shapes every dialect uses for text and for
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Small readers shared by the answer types: the shapes every dialect uses for text and for
 Claude Code's ``hookSpecificOutput`` / docker-agent's ``hook_specific_output``."""
 
 from __future__ import annotations

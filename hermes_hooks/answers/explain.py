@@ -1,4 +1,6 @@
-"""Why an answer was ignored, and what would have been accepted.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Why an answer was ignored, and what would have been accepted.
 
 Each answer type declares its vocabulary (:class:`Vocabulary`): the keys it reads, the values a
 key accepts, common synonyms (``deny`` for ``block``), and the keys that are a legitimate "no

@@ -1,4 +1,6 @@
-"""Answers of the ``first`` events (pluggy ``firstresult``): the first valid answer wins."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Answers of the ``first`` events (pluggy ``firstresult``): the first valid answer wins."""
 
 from __future__ import annotations
 

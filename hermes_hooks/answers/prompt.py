@@ -1,4 +1,6 @@
-"""``user_prompt_submit`` answers: a block, a rewritten prompt, and context."""
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+``user_prompt_submit`` answers: a block, a rewritten prompt, and context."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""``pre_tool_call`` answers: every dialect as a :class:`~hermes_hooks.ToolDecision`, combined
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+``pre_tool_call`` answers: every dialect as a :class:`~hermes_hooks.ToolDecision`, combined
 block > approve > allow > no opinion."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The ``hermes hooks`` command line (also installed as ``hermes-hooks``).
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+The ``hermes hooks`` command line (also installed as ``hermes-hooks``).
 
 This module holds the group, the options every command shares and the two console scripts.
 Commands live in their own modules and are imported only when run, so ``--help`` stays fast:

@@ -1,4 +1,6 @@
-"""``hermes hooks import --from AGENT PATH [--write]``: another agent's hook configuration as
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks import --from AGENT PATH [--write]``: another agent's hook configuration as
 ``hooks:`` entries of config.yaml, for users who want one file.
 
 The agent's file is read by the same readers the runtime uses (``hooks_sources``), so an

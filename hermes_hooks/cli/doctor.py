@@ -1,4 +1,6 @@
-"""``hermes hooks doctor`` and ``hermes hooks verify``: is every hook in place, and does every
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks doctor`` and ``hermes hooks verify``: is every hook in place, and does every
 guard still enforce what it should.
 
 ``doctor`` checks every source: the config (errors and misspelt keys), Python plugins (import

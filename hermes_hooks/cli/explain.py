@@ -1,4 +1,6 @@
-"""``hermes hooks explain-command``: what ``command_guard`` makes of a command line.
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks explain-command``: what ``command_guard`` makes of a command line.
 
 The line is read by the project's shell parser; each simple command it would run is shown with
 how it was reached (``sudo``, ``bash -c``, ``$()``, ...), the rules that looked at it and those

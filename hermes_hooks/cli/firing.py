@@ -1,4 +1,6 @@
-"""``hermes hooks test``: fire one event through the runtime's own dispatcher and show what every
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks test``: fire one event through the runtime's own dispatcher and show what every
 hook of every source did.
 
 Python plugins and gateway hooks are watched with an in-memory tracer (:class:`~hermes_hooks.

@@ -1,4 +1,6 @@
-"""``hermes hooks list`` and ``hermes hooks events``: what runs, and what can be hooked."""
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks list`` and ``hermes hooks events``: what runs, and what can be hooked."""
 
 from __future__ import annotations
 

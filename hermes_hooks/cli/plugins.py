@@ -1,4 +1,6 @@
-"""The ecosystem commands ``install`` and ``uninstall``.
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+The ecosystem commands ``install`` and ``uninstall``.
 
 They drive pip of the interpreter hermes-hooks runs in, then load the hook system in a fresh
 process (the only reliable view of what pip changed) and report the plugins that appeared or went

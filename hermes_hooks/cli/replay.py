@@ -1,4 +1,6 @@
-"""``hermes hooks replay FILE``: drive a recorded session through the hooks and show what they
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks replay FILE``: drive a recorded session through the hooks and show what they
 did (``docs/replay.md``)."""
 
 from __future__ import annotations

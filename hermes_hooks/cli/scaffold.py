@@ -1,4 +1,6 @@
-"""``hermes hooks new`` and ``new-hook``: scaffolds written from ``hermes_hooks/templates``, a
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks new`` and ``new-hook``: scaffolds written from ``hermes_hooks/templates``, a
 plugin package ready to install and test, or a shell hook script that speaks the wire protocol."""
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""``hermes hooks approve | revoke``, and the runtime that ``test``, ``doctor`` and ``verify``
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks approve | revoke``, and the runtime that ``test``, ``doctor`` and ``verify``
 load too (:func:`_runtime`).
 
 They build the runtime as the agent does, except that nobody is asked to approve a shell hook

@@ -1,4 +1,6 @@
-"""``hermes hooks snapshots`` and ``hermes hooks restore ID``: the work-tree snapshots the
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks snapshots`` and ``hermes hooks restore ID``: the work-tree snapshots the
 ``snapshot`` built-in records (:mod:`hermes_hooks.shadow`).
 
 Both work on the git repository containing ``--repo`` (default: the current directory). A

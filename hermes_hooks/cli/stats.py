@@ -1,4 +1,6 @@
-"""``hermes hooks stats FILE``: what the receipts of a ``trace_file`` say about each hook.
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+``hermes hooks stats FILE``: what the receipts of a ``trace_file`` say about each hook.
 
 One row per hook (and its source): runs, p50/p95/max duration in ms, blocks (its decision was
 ``block`` or ``deny``), failures, dropped answers, and firings at which it did not run (a shell

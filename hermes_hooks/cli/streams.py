@@ -1,4 +1,6 @@
-"""Keeping the command line's own output clean of what plugins do while they load or run.
+"""Internal: the ``hermes hooks`` command line (docs/cli.md), not an API.
+
+Keeping the command line's own output clean of what plugins do while they load or run.
 
 A plugin may write to file descriptor 1 at import (a C extension, ``os.write``, a subprocess)
 or start a thread that never ends. ``list --json`` must still print valid JSON, and no command

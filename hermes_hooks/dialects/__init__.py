@@ -1,4 +1,6 @@
-"""Other agents' hook dialects: Gemini CLI, Codex, Cursor and GitHub Copilot.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Other agents' hook dialects: Gemini CLI, Codex, Cursor and GitHub Copilot.
 
 Each event's part of a dialect (its name there, payload fields, matcher) is declared on the
 hookspecs (``dialects=`` of :func:`hermes_hooks.markers.event`); what is the same for every
@@ -48,9 +50,9 @@ def shell_tools() -> frozenset[str]:
     """The host's shell tool (``terminal``) under its own name, Claude Code's and every
     dialect's (``Bash``, ``run_shell_command``, ``Shell``, ``bash``): what a guard of command
     lines looks at, whichever agent's names the call arrives with."""
-    from .. import wire
+    from ..contract import claude_tool_name
 
-    names = {"terminal", wire.claude_tool_name("terminal")}
+    names = {"terminal", claude_tool_name("terminal")}
     names |= {d.tool_name("terminal") for d in _dialects().values()}
     return frozenset(n for n in names if isinstance(n, str))
 

@@ -1,4 +1,6 @@
-"""What a hook dialect of another agent is: how it names tools and their arguments, the fields
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+What a hook dialect of another agent is: how it names tools and their arguments, the fields
 every payload of it carries, how its answers read as ours, and where its configuration lives.
 
 One :class:`Dialect` per agent (:mod:`.gemini`, :mod:`.codex`, :mod:`.cursor`,

@@ -1,4 +1,6 @@
-"""Codex's hook dialect: Claude Code's shape (``hooks.json`` or ``[hooks]`` of ``config.toml``,
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Codex's hook dialect: Claude Code's shape (``hooks.json`` or ``[hooks]`` of ``config.toml``,
 PascalCase events, ``matcher`` groups, ``hookSpecificOutput``), with Codex's own payload fields
 (``model``, ``turn_id``) and its shell tool reported as ``Bash`` (the model calls it
 ``exec_command`` or ``shell``, but a matcher sees only ``Bash``, as in Codex 0.169: tests/oracle).

@@ -1,4 +1,6 @@
-"""GitHub Copilot's hook dialect (coding agent and CLI): ``.github/hooks/*.json``
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+GitHub Copilot's hook dialect (coding agent and CLI): ``.github/hooks/*.json``
 (``{"version": 1, "hooks": {event: [{type, bash, powershell, cwd, env, timeoutSec}]}}``),
 camelCase events (``preToolUse``, ``postToolUse``, ``userPromptSubmitted``, ``sessionStart``,
 ``sessionEnd``), payloads with a millisecond ``timestamp``, ``cwd``, ``toolName`` and

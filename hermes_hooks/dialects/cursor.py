@@ -1,4 +1,6 @@
-"""Cursor's hook dialect: ``.cursor/hooks.json`` (``{"version": 1, "hooks": {event: [{command,
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Cursor's hook dialect: ``.cursor/hooks.json`` (``{"version": 1, "hooks": {event: [{command,
 matcher, timeout, failClosed}]}}``), camelCase events (``beforeShellExecution``,
 ``beforeReadFile``, ``afterFileEdit``, ``stop``, ...), payloads keyed by ``conversation_id`` and
 ``generation_id`` with ``workspace_roots``, and answers with ``permission``

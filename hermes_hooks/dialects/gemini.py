@@ -1,4 +1,6 @@
-"""Gemini CLI's hook dialect: ``hooks`` of ``settings.json``, timeouts in milliseconds,
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Gemini CLI's hook dialect: ``hooks`` of ``settings.json``, timeouts in milliseconds,
 ``sequential`` groups, snake_case payloads with an ISO ``timestamp``, Gemini's tool names
 (``run_shell_command``, ``read_file``, ``replace``, ...) and answers with ``decision``
 (``allow``/``deny``/``block``), ``reason`` and ``hookSpecificOutput``."""

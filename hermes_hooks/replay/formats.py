@@ -1,4 +1,6 @@
-"""Recorded sessions, read from the formats agents write: ours (JSON lines), a Claude Code
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Recorded sessions, read from the formats agents write: ours (JSON lines), a Claude Code
 transcript (JSON lines), Hermes Agent's session snapshot (``session_<id>.json``) and its
 ``state.db``. Every format becomes the same :class:`Session`."""
 

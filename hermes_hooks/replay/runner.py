@@ -1,4 +1,6 @@
-"""Driving a recorded session through the hooks, the way an agent's loop fires them.
+"""Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
+
+Driving a recorded session through the hooks, the way an agent's loop fires them.
 
 Per session: ``on_session_start`` and, at the end, ``on_session_end``. Per turn:
 ``user_prompt_submit`` (a block ends the turn), ``pre_llm_call``, ``transform_messages``; per tool

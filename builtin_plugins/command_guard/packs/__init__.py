@@ -1,4 +1,6 @@
-"""The packs of ``command_guard``: one module per area, each defining ``PACK``
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The packs of ``command_guard``: one module per area, each defining ``PACK``
 (:class:`..rules.Pack`). The set of packs is the set of modules here: adding a pack is adding
 its module."""
 

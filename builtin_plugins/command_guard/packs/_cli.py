@@ -1,4 +1,6 @@
-"""Reading the argument lists of command-line tools, for the packs git, databases, containers,
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+Reading the argument lists of command-line tools, for the packs git, databases, containers,
 cloud, platforms and frameworks (private: ``packs/__init__`` skips modules named ``_*``).
 
 A CLI such as ``git -C dir -c k=v reset --hard`` or ``aws --region x ec2 terminate-instances``

@@ -1,4 +1,6 @@
-"""The ``backups`` pack: backup tools deleting the backups themselves.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``backups`` pack: backup tools deleting the backups themselves.
 
 Forgetting or pruning snapshots (``restic forget``/``prune``, ``borg prune``, ``kopia snapshot
 expire --delete``, ``duplicity remove-older-than --force``) and deleting single archives or

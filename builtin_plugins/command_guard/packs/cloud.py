@@ -1,4 +1,6 @@
-"""The ``cloud`` pack: infrastructure-as-code tools and cloud provider CLIs.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``cloud`` pack: infrastructure-as-code tools and cloud provider CLIs.
 
 Tearing down whole stacks (``terraform destroy``, ``pulumi destroy``, ``cdk destroy``, ...),
 deleting buckets, projects, resource groups, clusters and databases blocks; other deletions

@@ -1,4 +1,6 @@
-"""The ``containers`` pack: container engines, Kubernetes and local clusters.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``containers`` pack: container engines, Kubernetes and local clusters.
 
 Covers ``docker``/``podman``/``nerdctl``/``finch`` (and their compose front-ends), ``buildah``,
 ``kubectl``/``oc`` (also through ``k3s``/``microk8s``), ``helm``, ``crictl`` and the local-cluster

@@ -1,4 +1,6 @@
-"""The ``databases`` pack: dropping, truncating and flushing data through database clients.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``databases`` pack: dropping, truncating and flushing data through database clients.
 
 SQL is read only where a client takes it: its ``-c``/``-e``/``--query``-style option, its
 positional statement (``sqlite3 db "SQL"``), a heredoc or herestring it reads, or the literal

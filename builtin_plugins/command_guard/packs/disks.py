@@ -1,4 +1,6 @@
-"""The ``disks`` pack: formatting, partitioning, overwriting or erasing disks and volumes.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``disks`` pack: formatting, partitioning, overwriting or erasing disks and volumes.
 
 These write below the filesystem, so nothing on the device survives them and no undo exists.
 Read-only forms (``fdisk -l``, ``parted /dev/sda print``, ``wipefs /dev/sda`` without ``-a``,

@@ -1,4 +1,6 @@
-"""The ``exfiltration`` pack: a credential sent off the machine.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``exfiltration`` pack: a credential sent off the machine.
 
 A secret file (a private key, ``/etc/shadow``, ``.env``, cloud and cluster credentials, ...) given
 to a program that sends it (``curl -d @FILE``, ``curl -F f=@FILE``, ``scp FILE host:``,

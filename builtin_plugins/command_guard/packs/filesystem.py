@@ -1,4 +1,6 @@
-"""The ``filesystem`` pack: deleting, emptying or overwriting files and directories that matter.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``filesystem`` pack: deleting, emptying or overwriting files and directories that matter.
 
 A recursive delete inside a temporary directory (``/tmp``, ``/var/tmp``, ``$TMPDIR``) or of a
 dependency/bytecode cache that a tool rebuilds (``node_modules``, ``__pycache__``,

@@ -1,4 +1,6 @@
-"""The ``frameworks`` pack: framework and migration-tool commands that drop or reset a database.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``frameworks`` pack: framework and migration-tool commands that drop or reset a database.
 
 Rails/Rake, Django, Laravel, Symfony/Doctrine, AdonisJS, Prisma, Sequelize, Knex, TypeORM,
 MikroORM, Drizzle, Alembic/Flask-Migrate, Ecto, Entity Framework and the standalone migration

@@ -1,4 +1,6 @@
-"""The ``git`` pack: commands that destroy uncommitted work, local history or a remote's history.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``git`` pack: commands that destroy uncommitted work, local history or a remote's history.
 
 Global options before the subcommand (``-C dir``, ``-c key=value``, ``--git-dir``,
 ``--work-tree``, ...) are skipped; ``--help``/``-h`` and ``git help`` never match. Work-tree and

@@ -1,4 +1,6 @@
-"""The ``interpreters`` pack: inline code (``python -c``, ``node -e``, ``ruby -e``, ``perl -e``,
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``interpreters`` pack: inline code (``python -c``, ``node -e``, ``ruby -e``, ``perl -e``,
 ``php -r``, a heredoc fed to an interpreter) that deletes or overwrites files itself.
 
 Shell commands the code runs (``os.system``, ``subprocess`` with a string, ``execSync``, Perl's

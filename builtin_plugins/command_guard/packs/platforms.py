@@ -1,4 +1,6 @@
-"""The ``platforms`` pack: forge, hosting and package-registry CLIs that delete what they host.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``platforms`` pack: forge, hosting and package-registry CLIs that delete what they host.
 
 Deleting a repository, an app with its add-ons, or a hosted database blocks; deleting releases,
 secrets, deployments, or unpublishing a package version asks; so does a raw ``DELETE`` through

@@ -1,4 +1,6 @@
-"""The ``remote_code`` pack: running code fetched from the network without reading it first.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``remote_code`` pack: running code fetched from the network without reading it first.
 
 ``curl URL | sh``, ``wget -qO- URL | sudo bash``, ``bash <(curl URL)``, ``source <(curl URL)``,
 ``sh -c "$(curl -fsSL URL)"``, ``eval "$(wget -O- URL)"`` and inline code that downloads and

@@ -1,4 +1,6 @@
-"""The ``system`` pack: taking a machine down or weakening it as a whole.
+"""Internal: part of the built-ins (docs/builtins.md), not an API.
+
+The ``system`` pack: taking a machine down or weakening it as a whole.
 
 Permissions and owners changed recursively on system directories, every process killed, fork
 bombs, shutdown and reboot, accounts removed or locked, scheduled jobs deleted, critical services
