@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "slow_guard"]
 
 DATA = Path(__file__).parent / "data"
 
@@ -125,3 +125,19 @@ def native_plugin(**impls: Any) -> Any:
             fn, opts = fn
         namespace[event] = staticmethod(hookimpl(**opts)(fn))
     return type("Plugin", (), namespace)()
+
+
+@pytest.fixture(scope="session")
+def venvs(expensive: None, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The run's venvs (``venvs.VenvPool``): one per distinct list of install steps, built on
+    first use and shared by every test that asks for the same list. Only ``slow`` tests may
+    use it (``slow_guard``)."""
+    from venvs import VenvPool
+
+    return VenvPool(tmp_path_factory.mktemp("venvs"))
+
+
+@pytest.fixture(scope="session")
+def editable_venv(venvs: Any) -> Any:
+    """This repository installed editable with pytest and pip (``VenvPool.editable``)."""
+    return venvs.editable()

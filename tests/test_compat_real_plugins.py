@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from venvs import HERMES_AGENT, REPO, Venv, wheel
+from venvs import HERMES_AGENT
 
 import hermes_hooks
 
@@ -75,26 +75,23 @@ BENIGN = "The user prefers short answers."
 
 
 @pytest.fixture(scope="module")
-def hermes_wheel(tmp_path_factory):
-    return wheel("hermes-hooks", REPO, tmp_path_factory.getbasetemp())
+def hermes_wheel(venvs):
+    return venvs.hermes_hooks_wheel()
 
 
 @pytest.fixture(scope="module")
-def plugins(tmp_path_factory, hermes_wheel):
+def plugins(venvs, hermes_wheel):
     """hermes-hooks and four published Hermes Agent plugins; no Hermes Agent."""
-    venv = Venv(tmp_path_factory.mktemp("compat-venv") / "venv")
-    venv.install(str(hermes_wheel), *NOISEGATE, *HERMESGUARDIAN, *AGENTGUARD, *DELEGATE_ROUTING)
-    return venv
+    return venvs.get(
+        [str(hermes_wheel), *NOISEGATE, *HERMESGUARDIAN, *AGENTGUARD, *DELEGATE_ROUTING]
+    )
 
 
 @pytest.fixture(scope="module")
-def agent(tmp_path_factory, hermes_wheel):
+def agent(venvs, hermes_wheel):
     """Hermes Agent from PyPI, then hermes-hooks (so our ``hermes`` script is the one installed),
     and two of the plugins."""
-    venv = Venv(tmp_path_factory.mktemp("agent-venv") / "venv")
-    venv.install(HERMES_AGENT)
-    venv.install(str(hermes_wheel), *NOISEGATE, *HERMESGUARDIAN)
-    return venv
+    return venvs.get([HERMES_AGENT], [str(hermes_wheel), *NOISEGATE, *HERMESGUARDIAN])
 
 
 @pytest.fixture

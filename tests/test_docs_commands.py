@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from plugin_venv import clean_env, make_venv, run
+from venvs import Venv, run
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CAPTION = re.compile(r"^`([^`]+)`:$")
@@ -114,11 +114,6 @@ def test_pages_have_commands_and_files():
         assert kinds == {"file", "console"}, name
 
 
-@pytest.fixture(scope="module")
-def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return make_venv(tmp_path_factory.mktemp("docs-venv"))
-
-
 PAGES = [
     "gateway-hooks.md",
     "writing-plugins.md",
@@ -134,13 +129,14 @@ def test_every_page_with_console_blocks_is_run():
     assert shown <= set(PAGES), f"pages whose commands no test runs: {sorted(shown - set(PAGES))}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
-def test_every_command_in_the_page_runs(name, venv, tmp_path):
+def test_every_command_in_the_page_runs(name: str, editable_venv: Venv, tmp_path: Path) -> None:
     page = DOCS / name
     user_home = tmp_path / "user"
     work = tmp_path / "work"
     user_home.mkdir()
     work.mkdir()
-    env = clean_env(venv, home=user_home)
+    env = editable_venv.env(home=user_home)
     out = run(["bash", "-c", script(steps(page))], env=env, cwd=work, timeout=600)
     check(page, out.stdout + out.stderr)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from plugin_venv import clean_env, make_venv, run
+from venvs import Venv, run
 
 from hermes_hooks.cli import hooks_group
 
@@ -274,14 +274,16 @@ def test_new_hook_script_runs_through_the_shell_adapter(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------- install into a real venv
 
 
-def test_install_list_and_uninstall_in_a_fresh_venv(tmp_path):
-    """Scaffold a plugin, `hermes hooks install --editable` it into a temporary venv, run its
-    generated tests there, see it in that venv's `hermes hooks list --json`, then uninstall it."""
-    venv = make_venv(tmp_path)
+@pytest.mark.slow
+def test_install_list_and_uninstall_in_a_venv(editable_venv: Venv, tmp_path: Path) -> None:
+    """Scaffold a plugin, `hermes hooks install --editable` it into the run's venv of this
+    checkout, run its generated tests there, see it in that venv's `hermes hooks list --json`,
+    then uninstall it (which leaves the venv as it was)."""
+    venv = editable_venv
     home = tmp_path / "hermes-home"
     home.mkdir()
-    env = clean_env(venv, HERMES_HOME=str(home))
-    hermes = str(venv / "bin" / "hermes")
+    env = venv.env(HERMES_HOME=str(home))
+    hermes = str(venv.script("hermes"))
 
     run([hermes, "hooks", "new", "tripwire", "--dir", str(tmp_path)], env=env, cwd=tmp_path)
     pkg = tmp_path / "hermes-hook-tripwire"
@@ -293,7 +295,7 @@ def test_install_list_and_uninstall_in_a_fresh_venv(tmp_path):
     assert "pre_llm_call             active" in installed.stdout
 
     tests = run(
-        [str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        [str(venv.python), "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         env=env,
         cwd=pkg,
     )
@@ -310,10 +312,7 @@ def test_install_list_and_uninstall_in_a_fresh_venv(tmp_path):
         "import hermes_hooks; h = hermes_hooks.load();"
         "print(h.pre_tool_call(tool_name='terminal', args={'command': 'mkfs /dev/sda'}).source)"
     )
-    assert (
-        run([str(venv / "bin" / "python"), "-c", probe], env=env, cwd=tmp_path).stdout.strip()
-        == "tripwire"
-    )
+    assert run([str(venv.python), "-c", probe], env=env, cwd=tmp_path).stdout.strip() == "tripwire"
 
     # The name `list` shows (the plugin's) is enough: it is mapped to its distribution.
     removed = run([hermes, "hooks", "uninstall", "--yes", "tripwire"], env=env, cwd=tmp_path)

@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from venvs import EXAMPLE, REPO, Venv, wheel
+from venvs import EXAMPLE, REPO
 
 import hermes_hooks
 
@@ -55,22 +55,15 @@ print(json.dumps(out))
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory):
+def installed(venvs):
     """A clean venv with wheels of hermes-hooks and of the example plugin (deps from PyPI)."""
-    root = tmp_path_factory.mktemp("example-venv")
-    hermes_wheel = wheel("hermes-hooks", REPO, tmp_path_factory.getbasetemp())
-    example_wheel = wheel("hermes-hook-example", EXAMPLE, tmp_path_factory.getbasetemp())
-    venv = Venv(root / "venv")
-    venv.install(str(hermes_wheel), str(example_wheel))
-    return venv
+    return venvs.get([str(venvs.hermes_hooks_wheel()), str(venvs.example_wheel())])
 
 
 @pytest.fixture(scope="module")
-def editable(tmp_path_factory):
-    """A clean venv with ``pip install -e`` of this repository."""
-    venv = Venv(tmp_path_factory.mktemp("editable-venv") / "venv")
-    venv.install("-e", str(REPO))
-    return venv
+def editable(editable_venv):
+    """A clean venv with ``pip install -e`` of this repository (shared with the docs' tests)."""
+    return editable_venv
 
 
 @pytest.fixture

@@ -8,17 +8,15 @@ import json
 from pathlib import Path
 
 import pytest
-from venvs import HERMES_AGENT, REPO, RUN_HERMES, Venv, wheel
+from venvs import HERMES_AGENT, RUN_HERMES, Venv
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def both(tmp_path_factory):
+def both(venvs):
     """hermes-agent, then hermes-hooks installed over it (ours owns `bin/hermes`)."""
-    venv = Venv(tmp_path_factory.mktemp("handover") / "venv")
-    venv.install(HERMES_AGENT)
-    venv.install(str(wheel("hermes-hooks", REPO, tmp_path_factory.getbasetemp())))
+    venv = venvs.get([HERMES_AGENT], [str(venvs.hermes_hooks_wheel())])
     assert "hermes_hooks" in venv.script("hermes").read_text()
     return venv
 
@@ -98,12 +96,10 @@ def test_a_missing_hermes_script_is_detected_and_the_fix_named(both, home):
     assert "pip install --force-reinstall --no-deps hermes-agent" in out
 
 
-def test_uninstalling_hermes_hooks_then_the_documented_command_restores_hermes(tmp_path, home):
+def test_uninstalling_hermes_hooks_then_the_documented_command_restores_hermes(venvs, home):
     from venvs import pip
 
-    venv = Venv(tmp_path / "venv")
-    venv.install(HERMES_AGENT)
-    venv.install(str(wheel("hermes-hooks", REPO, tmp_path)))
+    venv = venvs.fresh([HERMES_AGENT], [str(venvs.hermes_hooks_wheel())])  # this test changes it
     pip("uninstall", "--yes", "--quiet", "hermes-hooks", python=venv.python)
     # pip removes the script both packages installed: Hermes' `hermes` is gone with ours.
     gone = not venv.script("hermes").exists()

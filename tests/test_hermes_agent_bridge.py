@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from venvs import EXAMPLE, HERMES_AGENT, REPO, RUN_HERMES, Venv, wheel
+from venvs import HERMES_AGENT, RUN_HERMES, Venv
 
 import hermes_hooks
 
@@ -30,23 +30,15 @@ EXAMPLE_CONTEXT = "Note from hermes-hook-example"
 
 
 @pytest.fixture(scope="module")
-def plain(tmp_path_factory):
+def plain(venvs):
     """Hermes Agent alone."""
-    venv = Venv(tmp_path_factory.mktemp("hermes-plain") / "venv")
-    venv.install(HERMES_AGENT)
-    return venv
+    return venvs.get([HERMES_AGENT])
 
 
 @pytest.fixture(scope="module")
-def bridged(tmp_path_factory):
+def bridged(venvs):
     """Hermes Agent, then hermes-hooks and the example native plugin (entry point ``example``)."""
-    base = tmp_path_factory.getbasetemp()
-    venv = Venv(tmp_path_factory.mktemp("hermes-bridged") / "venv")
-    venv.install(HERMES_AGENT)
-    venv.install(
-        str(wheel("hermes-hooks", REPO, base)), str(wheel("hermes-hook-example", EXAMPLE, base))
-    )
-    return venv
+    return venvs.get([HERMES_AGENT], [str(venvs.hermes_hooks_wheel()), str(venvs.example_wheel())])
 
 
 class Model:

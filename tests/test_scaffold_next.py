@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from venvs import REPO, clean_env, copy_source, run
+from venvs import clean_env, run
 
 pytestmark = pytest.mark.slow
 
@@ -20,12 +19,9 @@ def _next_steps(output: str) -> list[str]:
     return [line.strip() for line in lines[start:] if line.startswith("  ") and line.strip()]
 
 
-def test_scaffold_next_steps_work_as_printed_in_a_fresh_venv(tmp_path: Path) -> None:
-    venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", str(venv)])
-    bindir = venv / "bin"
-    source = copy_source(REPO, tmp_path / "hermes-hooks-src")
-    run([str(bindir / "python"), "-m", "pip", "install", "--quiet", str(source)])
+def test_scaffold_next_steps_work_as_printed_in_a_fresh_venv(venvs, tmp_path: Path) -> None:
+    # Its own venv: the steps install the scaffolded plugin into it.
+    bindir = venvs.fresh([str(venvs.hermes_hooks_wheel())], with_pip=True).bindir
     env = clean_env()
     env["PATH"] = f"{bindir}{os.pathsep}{env.get('PATH', '')}"
     env["HERMES_HOME"] = str(tmp_path / "home")

@@ -8,26 +8,24 @@ network access the test is skipped.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from shell_helpers import write_settings
+from venvs import VenvPool
 
 import hermes_hooks
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
-def sensorium(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    venv = tmp_path_factory.mktemp("sensorium-venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    pip = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "--quiet",
-           "--disable-pip-version-check", "agent-sensorium==0.1.0"]  # fmt: skip
-    done = subprocess.run(pip, capture_output=True, text=True, timeout=240)
-    if done.returncode != 0:
-        pytest.skip(f"cannot install agent-sensorium from PyPI: {done.stderr.strip()[-300:]}")
-    return venv / "bin" / "sensorium"
+def sensorium(venvs: VenvPool) -> Path:
+    try:
+        venv = venvs.get(["agent-sensorium==0.1.0"])
+    except AssertionError as exc:  # pip's failure, with its output
+        pytest.skip(f"cannot install agent-sensorium from PyPI: {str(exc)[-300:]}")
+    return venv.script("sensorium")
 
 
 def test_published_claude_code_hook_blocks_rm_rf(

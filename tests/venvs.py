@@ -1,9 +1,15 @@
 """Throw-away virtual environments for the tests that install real distributions.
 
-The venvs are created without pip (fast) and driven by the running interpreter's pip through
-``pip --python``; packages come from PyPI through pip's cache. They are clean: never
-``--system-site-packages``, because the interpreter running the tests has hermes-hooks installed
-in editable mode, which would hide exactly what these tests check.
+The venvs are clean (never ``--system-site-packages``: the interpreter running the tests has
+hermes-hooks installed in editable mode, which would hide exactly what these tests check) and are
+filled by the running interpreter's pip through ``pip --python``; packages come from PyPI through
+pip's cache. A venv that must run ``pip`` itself (``hermes hooks install``, a page's
+``pip install -e .``) is made ``with_pip``.
+
+Building one costs seconds to minutes, so the tests get them from :class:`VenvPool` (the session
+fixture ``venvs`` in ``conftest.py``): one venv per distinct list of install steps per run, shared
+by every test that asks for the same list. A test that changes what is installed asks for a
+``fresh`` one. Building a venv outside a ``slow`` test fails (``slow_guard``).
 """
 
 from __future__ import annotations
@@ -13,8 +19,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import slow_guard
 
 from hermes_hooks.hermes_patch import SUPPORTED
 
@@ -44,14 +53,15 @@ _NOT_SOURCE = shutil.ignore_patterns(
 )
 
 # Environment variables a venv subprocess never inherits: the calling interpreter's venv and
-# Python settings, the machine's hermes configuration, and the switches of the third-party
-# plugins that tests/test_compat_real_plugins.py installs.
+# Python settings, the machine's hermes configuration and pip requirements, and the switches of
+# the third-party plugins that tests/test_compat_real_plugins.py installs.
 _NOT_INHERITED = (
     "HERMES",
     "PYTHON",
     "VIRTUAL_ENV",
     "__PYVENV",
     "PYTEST",
+    "PIP_REQUIRE",
     "NOISEGATE",
     "AGENTGUARD",
 )
@@ -65,18 +75,28 @@ def clean_env(**extra: str) -> dict[str, str]:
     of the machine's hermes configuration leaks in."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(_NOT_INHERITED)}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    env["PIP_NO_INPUT"] = "1"
     env.update(extra)
     return env
 
 
-def run(cmd: list[str], *, check: bool = True, timeout: float = 600, **kwargs: Any) -> Any:
-    """``subprocess.run`` with text output; a failure shows the command's output."""
+def run(cmd: list[str] | str, *, check: bool = True, timeout: float = 600, **kwargs: Any) -> Any:
+    """``subprocess.run`` with text output (a string runs through the shell); a failure shows
+    the command's output."""
     kwargs.setdefault("env", clean_env())
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kwargs)
+    out = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        shell=isinstance(cmd, str),
+        **kwargs,
+    )
     if check and out.returncode != 0:
+        shown = cmd if isinstance(cmd, str) else " ".join(map(str, cmd))
         raise AssertionError(
-            f"{' '.join(map(str, cmd))} exited {out.returncode}\n"
-            f"--- stdout\n{out.stdout[-4000:]}\n--- stderr\n{out.stderr[-4000:]}"
+            f"{shown} exited {out.returncode}\n"
+            f"--- stdout\n{out.stdout[-6000:]}\n--- stderr\n{out.stderr[-6000:]}"
         )
     return out
 
@@ -97,6 +117,7 @@ def copy_source(src: Path, dst: Path) -> Path:
 def wheel(name: str, src: Path, tmp_root: Path) -> Path:
     """Build ``src`` into a wheel once per test run (``--no-deps``: only this project)."""
     if name not in _WHEELS or not _WHEELS[name].exists():
+        slow_guard.require_slow(f"building the {name} wheel")
         work = tmp_root / f"build-{name}"
         copy = copy_source(src, work / "src")
         out = work / "dist"
@@ -109,9 +130,13 @@ def wheel(name: str, src: Path, tmp_root: Path) -> Path:
 class Venv:
     """One virtual environment: its interpreter, console scripts and site-packages."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, with_pip: bool = False, clone_of: Venv | None = None) -> None:
+        slow_guard.require_slow(f"building a venv in {root}")
         self.root = root
-        run([sys.executable, "-m", "venv", "--without-pip", str(root)])
+        if clone_of is None:
+            run([sys.executable, "-m", "venv", *([] if with_pip else ["--without-pip"]), str(root)])
+        else:
+            _clone(clone_of.root, root)
         self.bindir = root / ("Scripts" if os.name == "nt" else "bin")
         self.python = self.bindir / ("python.exe" if os.name == "nt" else "python")
         paths = self.py("import json, sysconfig; print(json.dumps(sysconfig.get_paths()))")
@@ -125,10 +150,17 @@ class Venv:
         """A console script installed in this venv."""
         return self.bindir / name
 
-    def env(self, **extra: str) -> dict[str, str]:
-        """A clean environment with this venv's scripts first on ``PATH``."""
+    def env(self, home: Path | None = None, **extra: str) -> dict[str, str]:
+        """A clean environment that runs this venv's programs first (then the calling
+        interpreter's own ``bin``: pyenv shims need the real ``$HOME``, which a test may
+        replace); ``home`` becomes ``$HOME``."""
         base = clean_env()
-        base["PATH"] = f"{self.bindir}{os.pathsep}{base.get('PATH', '')}"
+        base["PATH"] = os.pathsep.join(
+            [str(self.bindir), str(Path(sys.executable).parent), base.get("PATH", "")]
+        )
+        base["VIRTUAL_ENV"] = str(self.root)
+        if home is not None:
+            base["HOME"] = str(home)
         base.update(extra)
         return base
 
@@ -163,3 +195,66 @@ class Venv:
                 continue
             names.add(entry.name.removesuffix(".py"))
         return names
+
+
+def _clone(src: Path, dst: Path) -> None:
+    """Copy the venv ``src`` to ``dst``: the files pip installed are the same wherever the venv
+    lives; only what names the venv's own path (the scripts' ``#!`` lines, ``activate``,
+    ``pyvenv.cfg``) is rewritten. Much faster than installing the same packages again."""
+    shutil.copytree(src, dst, symlinks=True)
+    old, new = str(src).encode(), str(dst).encode()
+    for path in [dst / "pyvenv.cfg", *(dst / "bin").iterdir()]:
+        if path.is_symlink() or not path.is_file():
+            continue
+        data = path.read_bytes()
+        if old in data:
+            path.write_bytes(data.replace(old, new))
+
+
+Step = Sequence[str]
+
+
+class VenvPool:
+    """The venvs of one test run. ``get`` gives the shared venv for a list of install steps
+    (each step one ``pip install``, in order: what is installed later owns a console script both
+    packages ship), building it on first use; ``fresh`` builds a private one for a test that
+    installs or uninstalls something."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._shared: dict[tuple[bool, tuple[tuple[str, ...], ...]], Venv] = {}
+        self._count = 0
+
+    def wheel(self, name: str, src: Path) -> Path:
+        """The wheel of ``src`` built once per run (``hermes-hooks``: this repository)."""
+        return wheel(name, src, self.root)
+
+    def hermes_hooks_wheel(self) -> Path:
+        return self.wheel("hermes-hooks", REPO)
+
+    def example_wheel(self) -> Path:
+        return self.wheel("hermes-hook-example", EXAMPLE)
+
+    def get(self, *steps: Step, with_pip: bool = False) -> Venv:
+        """The venv shared by every test of this run that installs exactly ``steps``; the tests
+        that use it must leave it as they found it."""
+        key = (with_pip, tuple(tuple(step) for step in steps))
+        if key not in self._shared:
+            self._shared[key] = self.fresh(*steps, with_pip=with_pip)
+        return self._shared[key]
+
+    def fresh(self, *steps: Step, with_pip: bool = False) -> Venv:
+        """A new venv with ``steps`` installed, for this test alone. With more than one step it
+        starts as a copy of the shared venv of the first step (``hermes-agent`` and its
+        dependencies are installed once per run, however many venvs start with them)."""
+        base = self.get(steps[0], with_pip=with_pip) if len(steps) > 1 else None
+        self._count += 1
+        venv = Venv(self.root / f"venv-{self._count}", with_pip=with_pip, clone_of=base)
+        for step in steps[1:] if base is not None else steps:
+            venv.install(*step)
+        return venv
+
+    def editable(self) -> Venv:
+        """This repository installed editable, with pytest and pip: the venv the docs' commands
+        and the scaffold's steps run in (``hermes hooks install`` drives its own pip)."""
+        return self.get(("-e", str(REPO), "pytest"), with_pip=True)

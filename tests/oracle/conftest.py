@@ -36,17 +36,17 @@ def _installer(spec: tuple[str, str, str]) -> Callable[[], Installed]:
 
 
 @pytest.fixture(scope="session")
-def claude_cli() -> Installed:
+def claude_cli(expensive: None) -> Installed:
     return _installer(CLAUDE)()
 
 
 @pytest.fixture(scope="session")
-def gemini_cli() -> Installed:
+def gemini_cli(expensive: None) -> Installed:
     return _installer(GEMINI)()
 
 
 @pytest.fixture(scope="session")
-def codex_cli() -> Installed:
+def codex_cli(expensive: None) -> Installed:
     return _installer(CODEX)()
 
 
