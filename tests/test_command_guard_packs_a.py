@@ -313,6 +313,13 @@ CAUGHT = [
     ("sudo ./mimipenguin.sh", "exfiltration.credential-dump"),
     ("sudo python3 tools/lazagne.py all", "exfiltration.credential-dump"),
     ("python3 -c \"open('/etc/passwd', 'w').write('')\"", "interpreters.overwrite-system"),
+    # an interpreter named by a variable: its inline code is read all the same
+    ("$PYTHON -c \"import shutil; shutil.rmtree('/srv')\"", "interpreters.delete-critical"),
+    ("$(which node) -e \"fs.rmSync('out', {recursive: true})\"", "interpreters.recursive-delete"),
+    (
+        '$PY3 -c \'import httpx,os; open("r","wb").write(httpx.get(u).content); os.system(c)\'',
+        "remote_code.inline-fetch-execute",
+    ),
     ("python3 - <<EOF\nopen('/dev/sda', 'wb').write(b'0')\nEOF", "interpreters.overwrite-system"),
 ]
 
@@ -423,6 +430,8 @@ PASSES = [
     "perl -pi -e 's/a/b/' lib/Module.pm",
     "wget -O release.tar.gz https://example.com/release.tar.gz",
     "security list-keychains",
+    "$PYTHON -c 'import sys; print(sys.version)'",
+    "$PYTHON -c 'import requests; print(requests.get(u).status_code)'",
     "croc 4123-code-words-here",
     "wormhole receive 7-guitarist-revenge",
     "wormhole send --text 'build is green'",
