@@ -430,6 +430,7 @@ PASSES = [
     "perl -pi -e 's/a/b/' lib/Module.pm",
     "wget -O release.tar.gz https://example.com/release.tar.gz",
     "security list-keychains",
+    "codesign --keychain build.keychain -s 'Developer ID' App.app",
     "$PYTHON -c 'import sys; print(sys.version)'",
     "$PYTHON -c 'import requests; print(requests.get(u).status_code)'",
     "croc 4123-code-words-here",

@@ -427,6 +427,8 @@ def _credential_dump(command: Command) -> bool:
     words = [w.split("=", 1)[1] if w.startswith(("if=", "--if=")) else w for w in words]
     if any(_stem(w) in _CREDENTIAL_DUMPERS for w in words[:1]) and program in _RUNNERS_OF_FILES:
         return True
+    if program not in _STORE_READERS:
+        return False  # codesign --keychain build.keychain uses a keychain, it does not copy it
     return any(
         _CREDENTIAL_STORES.search(normalize(w)) or _PROCESS_MEMORY.match(normalize(w))
         for w in words
@@ -434,6 +436,15 @@ def _credential_dump(command: Command) -> bool:
 
 
 _RUNNERS_OF_FILES = frozenset("sh bash zsh dash ksh python python2 python3 perl ruby".split())
+_STORE_READERS = (
+    _COPIERS_AND_READERS
+    | frozenset(SENDERS)
+    | frozenset(
+        "ditto mv 7z 7za rar bsdtar gtar pax cpio zstd xz bzip2 sqlite3 sqlite xxd hexdump od"
+        " strings dcfldd dc3dd scp".split()
+    )
+)
+"""Programs that copy, archive, send or print a file's bytes."""
 
 
 _SECRET_PATTERNS = re.compile(
