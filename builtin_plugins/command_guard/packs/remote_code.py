@@ -124,7 +124,8 @@ def _run_download_substitution(command: Command) -> bool:
 
 
 _FETCH = re.compile(
-    r"urlopen\s*\(|urllib\.request|requests\.get\s*\(|httpx\.get\s*\(|urlretrieve"
+    r"urlopen\s*\(|urllib\.request|\b(?:requests|httpx|urllib3|aiohttp|pycurl)\.\w+|urlretrieve"
+    r"|\bhttp\.client\b|\baxios\b|node-fetch"
     r"|https?\.get\s*\(|fetch\s*\(\s*['\"]https?:|Net::HTTP|open-uri|URI\.open|LWP::|HTTP::Tiny"
     r"|file_get_contents\s*\(\s*['\"]https?:|curl_exec|Invoke-WebRequest|iwr\b"
 )
@@ -291,7 +292,7 @@ RULES = (
         reason="inline code downloads something and executes it",
         alternative="download it to a file, read it, then run the file",
         catastrophic=False,
-        programs=tuple(sorted(INTERPRETERS)),
+        programs=(ANY,),  # $PYTHON -c too: the parser reads its code (Command.inline)
         test=_inline_fetch_execute,
     ),
 )
