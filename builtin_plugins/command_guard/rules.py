@@ -19,6 +19,10 @@ from hermes_hooks.shell_syntax import Command, Parsed, parse
 
 ANY = "*"
 """A rule's ``programs`` entry for a rule that looks at every command (redirections, ...)."""
+INLINE = "*inline"
+"""A rule's ``programs`` entry for a rule about inline code: it looks at every command that has
+:attr:`Command.inline` (``python -c``, ``$PYTHON -c``, a heredoc fed to ``node``), and only
+those."""
 
 
 @dataclass(frozen=True)
@@ -95,12 +99,14 @@ class Rulebook:
             for program in rule.programs:
                 self.by_program[program] = (*self.by_program.get(program, ()), rule)
         self.anywhere = self.by_program.pop(ANY, ())
+        self.inline = self.by_program.pop(INLINE, ())
         self.unparseable = UNPARSEABLE in self.rules
 
     def offered(self, command: Command) -> tuple[Rule, ...]:
         """The rules that look at one simple command (its program's, and those of every
         command)."""
-        return (*self.by_program.get(command.program, ()), *self.anywhere)
+        found = (*self.by_program.get(command.program, ()), *self.anywhere)
+        return (*found, *self.inline) if command.inline is not None else found
 
     def findings(self, command: Command, line: Parsed | None = None) -> list[Finding]:
         """The rules one simple command breaks (``line``: the line it was read from, for the

@@ -425,6 +425,8 @@ def _credential_dump(command: Command) -> bool:
     if program in ("gdb", "lldb"):
         commands = values(args, "-ex", "--ex", "-eval-command", "--eval-command", "-o", "--one")
         return any(_GDB_DUMPS.match(c) for c in commands)
+    if program not in _STORE_READERS and program not in _RUNNERS_OF_FILES:
+        return False  # checked first: most commands are neither
     words = [*args, *(r.target for r in command.redirects if r.op == "<")]
     words = [w.split("=", 1)[1] if w.startswith(("if=", "--if=")) else w for w in words]
     if any(_stem(w) in _CREDENTIAL_DUMPERS for w in words[:1]) and program in _RUNNERS_OF_FILES:

@@ -20,14 +20,14 @@ import re
 from hermes_hooks.shell_syntax import Command
 
 from ..paths import is_block_device, is_critical, is_critical_file
-from ..rules import ANY, Pack, Rule
+from ..rules import INLINE, Pack, Rule
 
 INTERPRETERS = (
     *("python", "python2", "python3", "pypy", "pypy3", "perl", "ruby", "node", "nodejs"),
     *("deno", "bun", "php", "lua", "luajit", "irb", "jruby"),
 )
 """The interpreters whose inline code the parser reads. The rules look at every command's
-:attr:`Command.inline` (``programs=("*",)``): an interpreter named by a variable
+:attr:`Command.inline` (``programs=(INLINE,)``): an interpreter named by a variable
 (``$PYTHON -c ...``) or a look-up (``$(which python3) -c ...``) has its code read too."""
 
 _RECURSIVE = re.compile(
@@ -130,7 +130,7 @@ RULES = (
         reason="inline code deletes /, a home directory or a system file or directory",
         alternative="delete the one project path you mean, after checking it",
         catastrophic=True,
-        programs=(ANY,),
+        programs=(INLINE,),
         test=_delete_critical,
     ),
     Rule(
@@ -138,7 +138,7 @@ RULES = (
         reason="inline code deletes a whole directory tree, for good",
         alternative="print the path first, or move the directory aside instead",
         catastrophic=False,
-        programs=(ANY,),
+        programs=(INLINE,),
         test=_recursive_delete,
     ),
     Rule(
@@ -146,7 +146,7 @@ RULES = (
         reason="inline code deletes files whose names the line does not show",
         alternative="print the names it would delete first",
         catastrophic=False,
-        programs=(ANY,),
+        programs=(INLINE,),
         test=_delete_unknown,
     ),
     Rule(
@@ -154,7 +154,7 @@ RULES = (
         reason="inline code writes over an account/boot/system-program file or a disk device",
         alternative="edit a copy of the file and install it by hand",
         catastrophic=True,
-        programs=(ANY,),
+        programs=(INLINE,),
         test=_overwrite_system,
     ),
 )

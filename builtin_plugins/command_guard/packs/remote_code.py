@@ -19,7 +19,7 @@ from hermes_hooks.shell_syntax import Command, Parsed
 
 from ..flags import read_flags
 from ..paths import normalize
-from ..rules import ANY, Pack, Rule
+from ..rules import ANY, INLINE, Pack, Rule
 from .exfiltration import CURL_VALUES
 
 DOWNLOADERS = frozenset(
@@ -292,7 +292,7 @@ RULES = (
         reason="inline code downloads something and executes it",
         alternative="download it to a file, read it, then run the file",
         catastrophic=False,
-        programs=(ANY,),  # $PYTHON -c too: the parser reads its code (Command.inline)
+        programs=(INLINE,),  # $PYTHON -c too: the parser reads its code (Command.inline)
         test=_inline_fetch_execute,
     ),
 )
