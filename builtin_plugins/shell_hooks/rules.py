@@ -17,7 +17,8 @@ on the tool:
 - ``Read``, ``Edit``, ``Write``, ``MultiEdit``, ``NotebookEdit``, ``Glob``, ``Grep``: the file
   path, gitignore-style: ``*.ts`` anywhere, ``/src/**`` under the project directory, ``//abs``
   an absolute path, ``~/x`` under the home directory, ``./x`` under the working directory.
-- ``WebFetch``: ``domain:example.com`` (that host or its subdomains).
+- ``WebFetch``: ``domain:example.com`` (that host or its subdomains); a URL that cannot be
+  parsed matches.
 - any other tool: the specifier is compared with the tool's first string argument.
 """
 
@@ -173,7 +174,12 @@ def path_matches(spec: str, path: str, cwd: str, project: str) -> bool:
 def _domain_matches(spec: str, url: Any) -> bool:
     if not isinstance(url, str) or not spec.startswith("domain:"):
         return False
-    host = (urlsplit(url).hostname or "").lower()
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        # A URL that cannot be read (``http://[::1``) matches: the hook runs, as for a Bash
+        # command the parser cannot read (a filter must not silence a guard on it).
+        return True
     want = spec[len("domain:") :].strip().lower()
     if want.startswith("*."):
         return host.endswith(want[1:])

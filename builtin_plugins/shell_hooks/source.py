@@ -274,8 +274,26 @@ class ShellHooks(SourceBase):
             trace(tracer, info, run, kwargs)
 
     def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
-        """The hooks of ``event`` whose matcher accepts these arguments, in run order."""
-        return [h for h in self.by_event.get(event, ()) if h.matches(kwargs)]
+        """The hooks of ``event`` whose matcher accepts these arguments, in run order.
+
+        A filter (matcher, ``if`` rule) that raises costs only its own hook, which runs (a
+        filter must not silence a guard on what it cannot read) and is reported; the other
+        hooks of the firing keep their answers."""
+        chosen = []
+        for hook in self.by_event.get(event, ()):
+            try:
+                matched = hook.matches(kwargs)
+            except Exception as exc:
+                matched = True
+                self._manager.failures[(hook.name, event)] += 1
+                self.approvals.warn_once(
+                    ("filter", hook.key, type(exc).__name__),
+                    f"shell hook {hook.name} ({hook.where}): its filter failed on {event} "
+                    f"({type(exc).__name__}: {exc}); it runs",
+                )
+            if matched:
+                chosen.append(hook)
+        return chosen
 
     def recording(self, *, force: bool = False) -> contextlib.AbstractContextManager[Recorder]:
         """Record what every shell hook does in the firings made inside the block::

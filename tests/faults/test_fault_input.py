@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import errno
 import json
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_helpers import load, script, shell_plugin
+from shell_helpers import load, script, shell_plugin, write_settings
 
+import hermes_hooks
+from builtin_plugins.shell_hooks.rules import Rule
 from hermes_hooks import consent, process
 
 GUARD = {"command": script("block_rm.sh")}
@@ -144,3 +147,49 @@ def test_minimal_environment_reaches_the_process(
     hooks.pre_tool_call(tool_name="t", args={})
     seen = out.read_text()
     assert "HOST_SECRET" not in seen and "HERMES_HOOK_EVENT=pre_tool_call" in seen
+
+
+def _exe(path: Path, body: str) -> str:
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
+
+def _web_hooks(home: Path, tmp_path: Path) -> tuple[Any, Path]:
+    """A settings.json ``if: WebFetch(domain:...)`` hook that logs its runs, and a second hook
+    of the same call that blocks."""
+    ran = tmp_path / "ran.log"
+    logger = _exe(tmp_path / "log.sh", f"cat >> {ran}\necho >> {ran}\n")
+    blocker = _exe(tmp_path / "block.sh", "echo 'no fetching' >&2\nexit 2\n")
+    write_settings(home / "settings.json", {"PreToolUse": [
+        {"matcher": "WebFetch",
+         "hooks": [{"type": "command", "command": logger, "if": "WebFetch(domain:example.com)"}]},
+        {"matcher": "WebFetch", "hooks": [{"type": "command", "command": blocker}]},
+    ]})  # fmt: skip
+    return hermes_hooks.load(home, accept_hooks=True, entry_points=False), ran
+
+
+def test_if_rule_on_an_unparseable_url_runs_its_hook(home: Path, tmp_path: Path) -> None:
+    hooks, ran = _web_hooks(home, tmp_path)
+    d = hooks.pre_tool_call(tool_name="web_extract", args={"url": "http://[::1"})
+    assert (d.action, d.message) == ("block", "no fetching")
+    assert ran.exists()  # the filter could not read the URL: its hook ran
+    rule = Rule.parse("WebFetch(domain:example.com)")
+    assert rule.matches("web_extract", {"url": "http://[::1"}, cwd="/", project="/")
+
+
+def test_a_raising_filter_costs_only_its_own_hook(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    hooks, ran = _web_hooks(home, tmp_path)
+
+    def broken(*args: Any, **kwargs: Any) -> bool:
+        raise RuntimeError("filter broke")
+
+    (filtered,) = [h for h in shell_plugin(hooks).by_event["pre_tool_call"] if h.condition]
+    monkeypatch.setattr(type(filtered.condition), "matches", broken)
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        d = hooks.pre_tool_call(tool_name="web_extract", args={"url": "https://example.com/"})
+    assert (d.action, d.message) == ("block", "no fetching")  # the other hook kept its block
+    assert ran.exists()  # the hook whose filter failed ran
+    assert "filter broke" in caplog.text and "log.sh" in caplog.text
