@@ -220,6 +220,9 @@ class Allowlist:
         self._entries: list[dict[str, Any]] = []
         #: Why the file is not trusted (then none of its entries counts), or ``None``.
         self.refused: str | None = None
+        #: The malformed entries of the last read, each with why (none of them counts).
+        self.skipped: list[str] = []
+        self._reported: set[str] = set()
 
     def entries(self) -> list[dict[str, Any]]:
         """Every approval entry (dicts only), re-read when the file changed."""
@@ -236,10 +239,27 @@ class Allowlist:
                     log.warning("allowlist refused (no approval in it counts): %s", distrust)
                 self._entries = []
             else:
-                self._entries = _read(self.path)
+                self._entries = self._wellformed(_read(self.path))
             self.refused = distrust
             self._key = key
         return self._entries
+
+    def _wellformed(self, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``entries`` without the malformed ones, each reported once: an entry that cannot be
+        read approves nothing and costs no other entry its approval."""
+        kept: list[dict[str, Any]] = []
+        self.skipped = []
+        for entry in entries:
+            why = entry_problem(entry)
+            if why is None:
+                kept.append(entry)
+                continue
+            said = f"{self.path}: allowlist entry skipped ({why}): {_shown(entry)}"
+            self.skipped.append(said)
+            if said not in self._reported:
+                self._reported.add(said)
+                log.warning("%s", said)
+        return kept
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[dict[str, Any]]:
@@ -310,6 +330,28 @@ def record(
         "approved_at": now_iso(),
         "script_mtime_at_approval": mtime_iso(script),
     }
+
+
+_TEXT_KEYS = ("event", "command")
+_OPTIONAL_TEXT_KEYS = ("matcher", "sha256", "binding", "approved_at", "script_mtime_at_approval")
+
+
+def entry_problem(entry: Mapping[str, Any]) -> str | None:
+    """Why an allowlist entry cannot be read (``None``: it can): ``event`` and ``command`` are
+    strings; ``matcher``, ``sha256``, ``binding`` and the time stamps are strings or null."""
+    for key in _TEXT_KEYS:
+        if not isinstance(entry.get(key), str):
+            return f"{key} is {type(entry.get(key)).__name__}, not a string"
+    for key in _OPTIONAL_TEXT_KEYS:
+        value = entry.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"{key} is {type(value).__name__}, not a string or null"
+    return None
+
+
+def _shown(entry: Mapping[str, Any]) -> str:
+    text = json.dumps(entry, ensure_ascii=True, default=repr)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def _same(entry: Mapping[str, Any], rec: Mapping[str, Any]) -> bool:

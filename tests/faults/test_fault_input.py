@@ -56,6 +56,26 @@ def test_one_malformed_allowlist_entry_drops_only_itself(home: Path, bad: dict[s
     assert _blocks(hooks)
 
 
+def test_malformed_allowlist_entry_for_another_hook_is_skipped_at_start_up(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    load(home, {"pre_tool_call": [GUARD]})  # approves the guard
+    path = home / consent.FILENAME
+    data = json.loads(path.read_text())
+    other = {"command": script("minimal.sh"), "matcher": "web_extract"}
+    data["approvals"].insert(0, {"event": "pre_tool_call", "command": other["command"],
+                                 "matcher": ["a", "b"]})  # fmt: skip
+    path.write_text(json.dumps(data))
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, {"pre_tool_call": [GUARD, other]}, accept=False)
+    assert shell_plugin(hooks) is not None  # the shell source started
+    assert _blocks(hooks)
+    skipped = [
+        r.getMessage() for r in caplog.records if "allowlist entry skipped" in r.getMessage()
+    ]
+    assert len(skipped) == 1 and "matcher is list" in skipped[0] and "minimal.sh" in skipped[0]
+
+
 def test_session_env_files_are_distinct_per_session_id(home: Path) -> None:
     hooks = load(home, {"on_session_start": [{"command": "true"}]})
     runner = shell_plugin(hooks).runner
