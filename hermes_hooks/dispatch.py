@@ -86,14 +86,14 @@ def run_sync(awaitable: Any) -> Any:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(coro)
+        return _run_detaching(coro)
     # Called from inside a running loop (a sync API used by async code): the loop cannot be
     # re-entered, so the coroutine gets its own loop in a helper thread.
     box: dict[str, Any] = {}
 
     def runner() -> None:
         try:
-            box["value"] = asyncio.run(coro)
+            box["value"] = _run_detaching(coro)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
 
@@ -103,6 +103,76 @@ def run_sync(awaitable: Any) -> Any:
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+#: How long tasks left over at the end of a sync call get to finish once cancelled.
+_GRACE = 0.25
+
+
+def _run_detaching(coro: Coroutine[Any, Any, Any]) -> Any:
+    """``asyncio.run(coro)``, except for the tasks left over when ``coro`` is done (a hook
+    abandoned at its time limit): they are cancelled and given a moment, and those that ignore
+    their cancellation are reported and left running detached, on this loop in a daemon
+    thread, instead of holding the caller past every time limit (``asyncio.run`` waits for
+    them)."""
+    import asyncio
+
+    loop = asyncio.new_event_loop()
+    detached = False
+    try:
+        asyncio.set_event_loop(loop)
+        return loop.run_until_complete(coro)
+    finally:
+        try:
+            leftovers = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in leftovers:
+                task.cancel()
+            if leftovers:
+                loop.run_until_complete(asyncio.wait(leftovers, timeout=_GRACE))
+            stubborn = [t for t in leftovers if not t.done()]
+            if stubborn:
+                detached = True
+                _detach(loop, stubborn)
+            else:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            asyncio.set_event_loop(None)
+            if not detached:
+                loop.close()
+
+
+def _detach(loop: asyncio.AbstractEventLoop, tasks: Sequence[asyncio.Task[Any]]) -> None:
+    """Leave ``tasks`` (cancelled, still running) to finish on ``loop`` in a daemon thread."""
+    import asyncio
+
+    names = ", ".join(sorted({_task_name(t) for t in tasks}))
+    log.warning(
+        "%d task(s) ignored cancellation after a hook's time limit and keep running detached "
+        "(not waited for): %s",
+        len(tasks),
+        names,
+    )
+
+    def finish() -> None:
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(asyncio.wait(tasks))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        except BaseException:  # the process is leaving, or the task broke: nothing to report to
+            pass
+        finally:
+            loop.close()
+
+    threading.Thread(target=finish, name="hermes-hooks-detached", daemon=True).start()
+
+
+def _task_name(task: asyncio.Task[Any]) -> str:
+    coro = task.get_coro()
+    qualname = getattr(coro, "__qualname__", None)
+    code = getattr(coro, "cr_code", None)
+    where = f" ({code.co_filename})" if code is not None else ""
+    return f"{qualname or task.get_name()}{where}"
 
 
 def on_loop(loop: asyncio.AbstractEventLoop) -> Resolve:

@@ -272,6 +272,29 @@ def test_stuck_sync_handler_times_out_without_holding_up_emit_sync(home, caplog)
     assert any("timed out after 0.3s" in r.getMessage() for r in caplog.records)
 
 
+def test_async_handler_swallowing_cancellation_does_not_hold_emit_sync(home, caplog):
+    write_hook(
+        home,
+        "stubborn",
+        "[agent:start]",
+        "import asyncio\n"
+        "async def handle(e, c):\n"
+        "    for _ in range(3):\n"
+        "        try:\n"
+        "            await asyncio.sleep(30)\n"
+        "        except asyncio.CancelledError:\n"
+        "            pass\n",
+        "timeout: 1\n",
+    )
+    hooks = load(home)
+    start = time.monotonic()
+    hooks.emit_sync("agent:start", {})
+    assert time.monotonic() - start < 10  # unfixed: ~30 s (asyncio.run waits for it)
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("timed out after 1s" in m for m in messages)
+    assert any("ignored cancellation" in m for m in messages)
+
+
 def test_default_timeout_is_30_seconds(home):
     write_hook(home, "t", "[agent:start]", "def handle(e, c):\n    pass\n")
     assert load(home).rows()[0]["timeout"] == 30.0
