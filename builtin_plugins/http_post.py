@@ -44,6 +44,7 @@ class HttpPost(SourceBase):
 
     def __init__(self, hooks: Hooks, options: dict[str, Any]) -> None:
         self.url = str(options["url"])
+        self._hooks = hooks
         self.timeout = float(options.get("timeout", 5))
         self.headers = _headers(options.get("headers"), hooks.config.get("allowed_env_vars"))
         self.events = switches.resolve(hooks, "http_post", options.get("events"), DEFAULT_EVENTS)
@@ -56,7 +57,7 @@ class HttpPost(SourceBase):
             try:
                 post_json(
                     self.url,
-                    {"event": info.name, **kwargs},
+                    self._hooks.redact({"event": info.name, **kwargs}),
                     timeout=self.timeout,
                     headers=self.headers,
                 )

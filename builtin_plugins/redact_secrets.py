@@ -142,6 +142,9 @@ def setup(hooks: Hooks) -> RedactSecrets | None:
     if hooks.safe_mode or not options:
         return None
     plugin = RedactSecrets(options if isinstance(options, dict) else {})
+    # What leaves the process (http and prompt hooks, http_post, traces, error messages) goes
+    # through hooks.redact, whatever events the rewrites below are put on.
+    hooks.set_redactor(plugin.redactor.value)
     chosen = switches.events(hooks, "redact_secrets")
     if chosen is not None:  # put on some events by hooks: entries: only those
         for event in plugin.EVENTS:

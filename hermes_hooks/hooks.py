@@ -82,7 +82,11 @@ class Hooks(TypedHelpers):
         )
         self.watchdog: Watchdog | None = None
         base = config_path.parent if config_path is not None else self.home
+        #: What :meth:`redact` applies (identity unless ``redact_secrets`` is configured).
+        self._redactor: Callable[[Any], Any] = _identity
         self._dispatch = Dispatcher(self.manager, Tracer.from_config(self.config, base))
+        if self._dispatch.tracer is not None:
+            self._dispatch.tracer.redact = self.redact
         self.registries = PluginRegistries()
         self.bus = EventBus()
         self.manager.on_unregister += [self.registries.drop, self.bus.drop]
@@ -127,7 +131,23 @@ class Hooks(TypedHelpers):
     @tracer.setter
     def tracer(self, value: Tracer | None) -> None:
         # ``hermes hooks test`` and ``replay`` swap in a collector to show what each hook did.
+        if value is not None:
+            value.redact = self.redact
         self._dispatch.tracer = value
+
+    def redact(self, value: Any) -> Any:
+        """``value`` with what ``redact_secrets`` removes removed (strings, and the strings inside
+        lists and dicts); ``value`` itself when redaction is off. Applied to everything that leaves
+        the process: http and prompt hook payloads, ``http_post``, traces, their error messages.
+        Fails closed: if redaction fails, the value is withheld."""
+        try:
+            return self._redactor(value)
+        except Exception as exc:  # never let the unredacted value through
+            return f"[REDACTED: redaction failed: {type(exc).__name__}]"
+
+    def set_redactor(self, redactor: Callable[[Any], Any] | None) -> None:
+        """Use ``redactor`` for :meth:`redact` from now on (``None``: redaction off)."""
+        self._redactor = redactor if redactor is not None else _identity
 
     def set_tracer(self, tracer: Tracer | None) -> None:
         """Trace with ``tracer`` from now on (``None``: tracing off)."""
@@ -336,6 +356,10 @@ def missing_argument(info: EventInfo, name: str, given: Mapping[str, Any]) -> Ty
     guess = difflib.get_close_matches(name, strays, n=1, cutoff=0.5)
     hint = f" (you passed {guess[0]!r}: did you mean {name!r}?)" if guess else ""
     return TypeError(f"{info.name}() missing required argument {name!r}{hint}")
+
+
+def _identity(value: Any) -> Any:
+    return value
 
 
 def _seconds(config: Mapping[str, Any], key: str, default: float | None) -> float | None:

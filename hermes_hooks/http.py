@@ -230,14 +230,15 @@ class Reply:
     def ok(self) -> bool:
         return self.error is None and self.status is not None and 200 <= self.status < 300
 
-    def problem(self, url: str) -> str | None:
+    def problem(self, url: str, limit: int = 200) -> str | None:
         """Why this is no answer from ``url`` (``None``: a 2xx, it is one): the failure, or the
-        status and the start of the body (``HTTP 503 from URL: maintenance``)."""
+        status and the start of the body, ``limit`` characters of it (``HTTP 503 from URL:
+        maintenance``)."""
         if self.error is not None:
             return self.error
         if self.ok:
             return None
-        said = self.body.decode("utf-8", "replace").strip()[:200]
+        said = self.body.decode("utf-8", "replace").strip()[:limit]
         return f"HTTP {self.status} from {url}" + (f": {said}" if said else "")
 
 

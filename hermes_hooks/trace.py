@@ -39,14 +39,20 @@ class Probe:
     dropped: str | None = None
 
 
-def summarise(answer: Any) -> Any:
-    """A short, JSON-able view of a normalised answer."""
+def summarise(answer: Any, redact: Callable[[Any], Any] | None = None) -> Any:
+    """A short, JSON-able view of a normalised answer (``redact`` applied before shortening, so
+    a cut never leaves half a secret the redactor no longer recognises)."""
+    clean = redact or _same
     if answer is None:
         return None
     if dataclasses.is_dataclass(answer) and not isinstance(answer, type):
-        fields = dataclasses.asdict(answer)
+        fields = clean(dataclasses.asdict(answer))
         return {k: _short(v) for k, v in fields.items() if v is not None and k != "source"}
-    return _short(answer)
+    return _short(clean(answer))
+
+
+def _same(value: Any) -> Any:
+    return value
 
 
 def _short(value: Any, limit: int = 200) -> Any:
@@ -80,6 +86,9 @@ class Tracer:
         self.stderr = stderr
         self.file = file
         self.payloads = payloads
+        #: Applied to every payload, decision and error before it is written to a sink (the
+        #: runtime's :meth:`~hermes_hooks.Hooks.redact`: ``redact_secrets``).
+        self.redact: Callable[[Any], Any] = _same
         self._lock = threading.Lock()
         self._otel: Any = None
         if otel:
@@ -124,7 +133,8 @@ class Tracer:
         ) as span:
 
             def done(result: Any) -> None:
-                for key, value in _attributes("hermes.result", summarise(result)).items():
+                shown = summarise(result, self.redact)
+                for key, value in _attributes("hermes.result", shown).items():
                     span.set_attribute(key, value)
 
             yield done
@@ -158,7 +168,7 @@ class Tracer:
                     source=source,
                     ms=ms,
                     outcome=outcome_of(answer, probe),
-                    decision=summarise(answer),
+                    decision=summarise(answer, self.redact),
                     dropped=probe.dropped,
                     error=probe.error,
                     kwargs=kwargs,
@@ -196,13 +206,19 @@ class Tracer:
             "sha256": sha256,
             "ms": round(ms, 3),
             "outcome": outcome,
-            "decision": decision,
-            "dropped": dropped,
-            "error": error,
+            "decision": self.redact(decision),
+            "dropped": self.redact(dropped),
+            "error": self.redact(error),
         }
         if self.payloads and kwargs is not None:
-            receipt["payload"] = {k: _short(v, 2000) for k, v in kwargs.items()}
+            payload = self.redact(dict(kwargs))  # before shortening: no half secrets
+            receipt["payload"] = (
+                {k: _short(v, 2000) for k, v in payload.items()}
+                if isinstance(payload, dict)
+                else payload
+            )
         if self.stderr:
+            decision, dropped, error = receipt["decision"], receipt["dropped"], receipt["error"]
             shown = f" {json.dumps(decision, ensure_ascii=False)}" if decision is not None else ""
             why = f" ({dropped or error})" if dropped or error else ""
             sys.stderr.write(
@@ -213,7 +229,9 @@ class Tracer:
             with self._lock:
                 try:
                     self.file.parent.mkdir(parents=True, exist_ok=True)
-                    with self.file.open("a", encoding="utf-8") as out:
+                    # 0600 whatever the umask: receipts name commands, sessions and payloads
+                    fd = os.open(self.file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                    with os.fdopen(fd, "a", encoding="utf-8") as out:
                         out.write(line)
                 except OSError as exc:
                     log.warning("trace_file %s: cannot write: %s", self.file, exc.strerror or exc)

@@ -22,7 +22,9 @@ process per event. Over its stdin and stdout, one JSON object a line (UTF-8, ``\
    ``{"id": 7, "answer": {"action": "block", "message": "no"}}`` blocks (Hermes protocol),
    ``{"id": 7, "exit_code": 2, "stderr": "no"}`` blocks in either protocol.
 
-Requests to one worker are sent one at a time. Its stderr is not part of any answer (the adapter
+Requests to one worker are sent one at a time; an ``id`` is a number no worker can predict
+(echo it back). A line written before the request, or a JSON object with another ``id`` or none,
+is discarded by the adapter (never taken as the answer), which keeps reading until the deadline. Its stderr is not part of any answer (the adapter
 keeps its tail for error messages). :func:`serve` is the worker end for a Python function.
 """
 
@@ -77,9 +79,15 @@ def check_handshake(line: bytes) -> str | None:
     return None
 
 
+class Stale(ValueError):
+    """A JSON object line that is not the answer to the current request (another ``id``, or
+    none): the adapter discards it and keeps waiting for the answer."""
+
+
 def read_answer(line: bytes, ident: int) -> tuple[int, bytes, bytes]:
-    """``(exit_code, stdout, stderr)`` of the answer line to request ``ident``; ``ValueError``
-    saying what is wrong with it otherwise."""
+    """``(exit_code, stdout, stderr)`` of the answer line to request ``ident``; :class:`Stale`
+    for a JSON object with another ``id`` (or none), ``ValueError`` saying what is wrong with
+    the line otherwise."""
     try:
         data = json.loads(line)
     except ValueError:
@@ -87,7 +95,7 @@ def read_answer(line: bytes, ident: int) -> tuple[int, bytes, bytes]:
     if not isinstance(data, dict):
         raise ValueError(f"its answer is not a JSON object: {line[:200]!r}")
     if data.get("id") != ident:
-        raise ValueError(f"it answered id {data.get('id')!r} to request {ident}")
+        raise Stale(f"it answered id {data.get('id')!r} to request {ident}")
     code = data.get("exit_code", 0)
     if isinstance(code, bool) or not isinstance(code, int):
         raise ValueError(f"exit_code {code!r} is not an integer")

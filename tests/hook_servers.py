@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: A real-shaped API key ``/leaky`` puts in its error page.
+LEAKED_KEY = "sk-ant-api03-" + "Q" * 40
+
 
 @dataclass
 class Server:
@@ -64,7 +67,8 @@ class _Base(BaseHTTPRequestHandler):
 def policy() -> Iterator[Server]:
     """A shared policy service: ``/policy`` blocks commands with ``rm`` (Hermes answer),
     ``/claude`` denies them the Claude Code way, ``/down`` answers 503, ``/slow`` answers after
-    3 s, ``/redirect`` sends elsewhere; any other path answers 200 with no body."""
+    3 s, ``/redirect`` sends elsewhere, ``/leaky`` answers 500 with :data:`LEAKED_KEY` and 5000
+    more bytes; any other path answers 200 with no body."""
     state = Server("")
 
     class Handler(_Base):
@@ -81,6 +85,9 @@ def policy() -> Iterator[Server]:
                 self._send(200, json.dumps(out).encode())
             elif self.path == "/down":
                 self._send(503, b"maintenance", "text/plain")
+            elif self.path == "/leaky":  # an error page that echoes a secret, then goes on
+                body = f"upstream said: {LEAKED_KEY} " + "x" * 5000
+                self._send(500, body.encode(), "text/plain")
             elif self.path == "/slow":
                 time.sleep(3)
                 self._send(200, b"{}")

@@ -3,7 +3,13 @@ all redacted, a corpus of look-alikes is left alone, on every event it covers.""
 
 from __future__ import annotations
 
+import json
+import os
+import stat
+
 import pytest
+from hook_servers import LEAKED_KEY, model, policy
+from shell_helpers import write_config
 
 import hermes_hooks
 
@@ -105,3 +111,91 @@ def test_a_failing_redaction_withholds_the_value(hooks, monkeypatch):
     monkeypatch.setattr(source.redactor, "text", broken)
     out = hooks.transform_tool_result(tool_name="t", result=f"key {SECRETS['openai']}")
     assert SECRETS["openai"] not in out and "withheld" in out
+
+
+# ------------------------------------------------ nothing that leaves the process carries a secret
+
+SECRET = "sk-ant-api03-" + "Z" * 40
+CALL = {"tool_name": "terminal", "args": {"command": f"curl -H 'x-api-key: {SECRET}' api"},
+        "session_id": "s1"}  # fmt: skip
+
+
+def _load(home, config):
+    write_config(home, config)
+    return hermes_hooks.load(home, entry_points=False)
+
+
+def test_http_and_prompt_hooks_never_receive_the_secret(home, monkeypatch):
+    with policy() as service, model() as llm:
+        monkeypatch.setenv("OPENAI_BASE_URL", llm.url + "/v1")
+        judge = {"type": "prompt", "model": "j", "timeout": 5,
+                 "prompt": "May it run {{ tool_input.command }}?"}  # fmt: skip
+        http_hook = {"type": "http", "url": f"{service.url}/policy", "timeout": 5}
+        hooks = _load(home, {
+            "redact_secrets": True,
+            "hooks": {"pre_tool_call": [http_hook, judge]},
+            "allowed_http_hook_urls": [f"{service.url}/*", f"{llm.url}/*"],
+        })  # fmt: skip
+        decision = hooks.pre_tool_call(**CALL)
+        assert decision.args is not None and SECRET not in json.dumps(decision.args)
+        assert service.received and llm.received  # both were asked, every round
+        for request in service.received + llm.received:
+            sent = json.dumps(request["body"])
+            assert SECRET not in sent and "Z" * 20 not in sent
+            assert "[REDACTED:" in sent
+
+
+def test_http_post_never_sends_the_secret(home):
+    with policy() as service:
+        hooks = _load(home, {
+            "redact_secrets": True,
+            "http_post": {"url": f"{service.url}/audit", "events": ["post_tool_call"]},
+            "allowed_http_hook_urls": [f"{service.url}/*"],
+        })  # fmt: skip
+        hooks.post_tool_call(tool_name="terminal", args=CALL["args"], result=f"key={SECRET}",
+                             status="ok")  # fmt: skip
+        [request] = service.received
+        sent = json.dumps(request["body"])
+        assert SECRET not in sent and "[REDACTED:anthropic-key]" in sent
+
+
+def test_trace_receipts_hold_no_secret_and_the_file_is_private(home, monkeypatch):
+    with policy() as service:
+        http_hook = {"type": "http", "url": f"{service.url}/policy", "timeout": 5}
+        hooks = _load(home, {
+            "redact_secrets": True,
+            "trace_file": "trace.jsonl",
+            "trace_payloads": True,
+            "hooks": {"pre_tool_call": [http_hook]},
+            "allowed_http_hook_urls": [f"{service.url}/*"],
+        })  # fmt: skip
+        previous = os.umask(0o000)  # a permissive umask: the file is still created 0600
+        try:
+            hooks.pre_tool_call(**CALL)
+            hooks.post_tool_call(tool_name="terminal", args=CALL["args"],
+                                 result=f"token {SECRET}", status="ok")  # fmt: skip
+        finally:
+            os.umask(previous)
+    trace = home / "trace.jsonl"
+    text = trace.read_text()
+    receipts = [json.loads(line) for line in text.splitlines()]
+    assert receipts and any("payload" in r for r in receipts)
+    assert SECRET not in text and "Z" * 20 not in text
+    assert "[REDACTED:" in text
+    assert stat.S_IMODE(trace.stat().st_mode) == 0o600
+
+
+def test_an_error_page_reaches_the_model_capped_and_redacted(home):
+    with policy() as service:
+        guard = {"type": "http", "url": f"{service.url}/leaky", "timeout": 5,
+                 "fail_closed": True, "name": "guard"}  # fmt: skip
+        hooks = _load(home, {
+            "redact_secrets": True,
+            "hooks": {"pre_tool_call": [guard]},
+            "allowed_http_hook_urls": [f"{service.url}/*"],
+        })  # fmt: skip
+        decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == "block" and "HTTP 500" in decision.message
+    assert LEAKED_KEY not in decision.message and "Q" * 10 not in decision.message
+    assert "[REDACTED:anthropic-key]" in decision.message
+    assert len(decision.message) < 600  # the 5000 bytes after it are cut

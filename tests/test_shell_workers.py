@@ -521,3 +521,64 @@ def test_a_trace_file_records_each_worker_run(home: Path, tmp_path: Path, worker
     runs = [r for r in lines if r.get("hook") == "w"]
     assert [r["source"] for r in runs] == ["shell", "shell"]
     assert runs[0]["sha256"] and runs[0]["outcome"] == "answered"
+
+
+# A raw worker (no serve()) that writes lines no request asked for: right after an answer, one
+# for the id it expects next (and one with no id); before an answer, after a delay, one for the
+# previous request's id (and one with no id).
+UNSOLICITED = """\
+#!{python}
+import json, sys, time
+
+def say(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n")
+    sys.stdout.flush()
+
+say({{"worker": "hermes-hooks", "protocol": 1}})
+previous = None
+for line in sys.stdin:
+    request = json.loads(line)
+    ident = request["id"]
+    command = request["payload"]["tool_input"]["command"]
+    stale = {{"action": "block", "message": "stale answer"}}
+    if command == "guess":
+        say({{"id": ident}})
+        if isinstance(ident, int):
+            say({{"id": ident + 1, "answer": stale}})  # the next request's id, before reading it
+        say({{"answer": stale}})
+    elif command == "late":
+        time.sleep(0.2)
+        say({{"id": previous, "answer": stale}})
+        say({{"answer": stale}})
+        time.sleep(0.2)
+        say({{"id": ident}})
+    elif command == "block":
+        say({{"id": ident, "answer": {{"action": "block", "message": "the real answer"}}}})
+    else:
+        say({{"id": ident}})
+    previous = ident
+"""
+
+
+def test_lines_no_request_asked_for_are_never_taken_as_an_answer(
+    home: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    path = tmp_path / "unsolicited.py"
+    path.write_text(UNSOLICITED.format(python=sys.executable))
+    path.chmod(0o755)
+    hooks = load(home, {"pre_tool_call": [_entry(path, tmp_path, timeout=5)]})
+    hook = shell_plugin(hooks).all_hooks[0]
+    try:
+        with caplog.at_level(logging.WARNING, "hermes_hooks"):
+            for command in ("guess", "ls", "late", "ls", "guess", "late", "ls"):
+                decision = _fire(hooks, command)
+                assert decision.action is None, (command, decision)
+            assert _fire(hooks, "block").message == "the real answer"
+        described = shell_plugin(hooks).workers.describe(hook)
+        assert described["starts"] == 1 and described["failures"] == 0  # never restarted
+        reports = [r for r in caplog.records if "answers no current request" in r.getMessage()]
+        assert len(reports) == 1  # reported once
+    finally:
+        hooks.close()

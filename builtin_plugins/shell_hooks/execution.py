@@ -42,6 +42,15 @@ log = logging.getLogger("hermes_hooks")
 Transport = Callable[[Sequence[tuple[ShellHook, process.Command]]], list[process.Outcome]]
 
 
+#: How long a failure message may be (redacted before it is cut).
+MESSAGE_CAP = 300
+
+
+def _message(value: Any) -> str:
+    text = str(value)
+    return text if len(text) <= MESSAGE_CAP else text[: MESSAGE_CAP - 1] + "…"
+
+
 def _processes(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
     return process.run_many([command for _, command in batch])
 
@@ -57,8 +66,12 @@ class Runner:
         cap: int = process.OUTPUT_CAP,
         observe: Callable[[EventInfo, Run, Mapping[str, Any]], None] | None = None,
         minimal: bool = False,
+        redact: Callable[[Any], Any] | None = None,
     ) -> None:
         self.home = home
+        #: ``redact_secrets`` (the runtime's ``hooks.redact``): applied to what http and prompt
+        #: hooks are sent, and to every failure and block message a hook's run yields.
+        self.redact: Callable[[Any], Any] = redact or (lambda value: value)
         self.approvals = approvals
         self.cap = cap
         #: Told about every run of every firing (the source traces and counts them).
@@ -178,7 +191,7 @@ class Runner:
             return []
         force = force or bool(recorder and recorder.force)
         cwd = resolve.current_dir()
-        encoded: dict[str, bytes] = {}
+        encoded: dict[tuple[str, bool], bytes] = {}
         runs: list[Run] = []
         commands: list[process.Command] = []
         started: list[Run] = []
@@ -256,7 +269,7 @@ class Runner:
         kwargs: Mapping[str, Any],
         cwd: str,
         base: Mapping[str, str],
-        encoded: dict[str, bytes],
+        encoded: dict[tuple[str, bool], bytes],
         force: bool,
     ) -> process.Command | None:
         """Consent, payload, argv and environment of one run; ``None`` when it is not to run
@@ -272,8 +285,11 @@ class Runner:
         run.status, run.detail, run.digest = state.status, state.detail, state.digest
         if state.status != "active" and not force:
             return None
-        key = dialects.payload_key(hook)
+        # http and prompt hooks send the payload off this machine: redacted (redact_secrets)
+        key = (dialects.payload_key(hook), typed)
         if key not in encoded:
+            if typed:
+                kwargs = self.redact(dict(kwargs))
             payload = dialects.payload(hook, info, kwargs, cwd)
             if payload is None:
                 payload = (
@@ -317,7 +333,12 @@ class Runner:
     def _answer(
         self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
     ) -> wire.Answer:
-        failure = out.error
+        # What the model may read (a block message, a failure in a fail_closed message):
+        # redacted first, then capped (a reply's body can be long and hold anything).
+        failure = _message(self.redact(out.error)) if out.error is not None else None
+        stderr = out.stderr
+        if stderr:
+            stderr = self.redact(wire.decode(stderr)).encode("utf-8", "surrogatepass")
         killed = "; its process group was killed" if hook.kind in ("command", "worker") else ""
         if out.timed_out:
             failure = f"timed out after {hook.timeout:g}s" + (f" ({killed[2:]})" if killed else "")
@@ -328,7 +349,7 @@ class Runner:
             hook.protocol,
             out.returncode,
             out.stdout,
-            out.stderr,
+            stderr,
             source=hook.name,
             fail_closed=hook.fail_closed,
             failure=failure,

@@ -28,6 +28,8 @@ from .matching import ShellHook
 
 KEYS = ("url", "headers", "allowed_env_vars", "allowedEnvVars")
 DEFAULT_TIMEOUT = 30.0
+#: How much of an error reply's body is kept for the runner (it shows less, redacted).
+ERROR_BODY = 4096
 REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to allowed_http_hook_urls in config.yaml"  # fmt: skip
 
 
@@ -129,7 +131,9 @@ def failure(reply: http.Reply, url: str) -> process.Outcome | None:
         return process.Outcome(timed_out=True, elapsed=reply.elapsed)
     if reply.truncated:
         return process.Outcome(stdout=reply.body, truncated=True, elapsed=reply.elapsed)
-    problem = reply.problem(url)
+    # More than the message shows: the runner redacts it (redact_secrets) before it caps it,
+    # so a cut never leaves half a secret the redactor no longer recognises.
+    problem = reply.problem(url, limit=ERROR_BODY)
     if problem is None:
         return None
-    return process.Outcome(error=problem, stderr=reply.body, elapsed=reply.elapsed)
+    return process.Outcome(error=problem, stderr=reply.body[:ERROR_BODY], elapsed=reply.elapsed)

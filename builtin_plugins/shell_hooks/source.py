@@ -80,6 +80,7 @@ class ShellHooks(SourceBase):
             cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
+            redact=lambda value: hooks.redact(value),
         )
         self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
         self.runner.transports[UNREADABLE] = unreadable.Transport()

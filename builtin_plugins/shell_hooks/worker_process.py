@@ -16,6 +16,7 @@ import atexit
 import contextlib
 import logging
 import os
+import secrets
 import select
 import selectors
 import threading
@@ -24,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hermes_hooks import process, spawn
-from hermes_hooks.worker import check_handshake, read_answer, request
+from hermes_hooks.worker import Stale, check_handshake, read_answer, request
 
 from .matching import ShellHook
 
@@ -73,6 +74,8 @@ class Worker:
         self.retry_at = 0.0
         self.last_error: str | None = None
         self.closed = False
+        #: Whether a line that was no answer to its request (stale) has been reported.
+        self.stale_reported = False
 
     def matches(self, argv: list[str], env: Mapping[str, str], cwd: str | None,
                 digest: str | None) -> bool:  # fmt: skip
@@ -113,7 +116,10 @@ class Worker:
                 deadline = started + timeout
                 if self.proc is None:
                     self._start(deadline)
-                self.ident += 1
+                # Nothing the worker wrote before this request can be its answer; and the id is
+                # not guessable, so no line written before the worker read the request matches.
+                self._drop_pending()
+                self.ident = _new_id(self.ident)
                 view = self._write(memoryview(request(self.ident, event, payload)))
                 return Sent(started, deadline, view)  # the lock is released by receive()
         except Exception as exc:
@@ -124,11 +130,17 @@ class Worker:
     def receive(self, sent: Sent) -> process.Outcome:
         """The answer to what :meth:`send` sent (then the worker is unlocked)."""
         try:
-            line = self._exchange(sent.rest, sent.deadline)
-            try:
-                code, out, err = read_answer(line, self.ident)
-            except ValueError as exc:
-                raise Lost(f"broke the protocol: {exc}") from None
+            rest = sent.rest
+            while True:  # until the answer to this request, or the deadline
+                line, rest = self._exchange(rest, sent.deadline)
+                try:
+                    code, out, err = read_answer(line, self.ident)
+                except Stale as exc:
+                    self._stale(f"{exc}: {line[:200]!r}")
+                    continue
+                except ValueError as exc:
+                    raise Lost(f"broke the protocol: {exc}") from None
+                break
             self.failures = 0
             elapsed = time.monotonic() - sent.started
             return process.Outcome(code, out, err, elapsed=elapsed, pid=self.pid)
@@ -177,7 +189,7 @@ class Worker:
             sel.register(fd, selectors.EVENT_READ, what)
         os.set_blocking(proc.stdin, False)
         try:
-            line = self._exchange(memoryview(b""), deadline)
+            line, _ = self._exchange(memoryview(b""), deadline)
         except Lost as exc:
             if exc.timed_out:
                 exc.reason = "sent no handshake in time"
@@ -186,9 +198,31 @@ class Worker:
         if problem:
             raise Lost(f"sent a bad handshake: {problem}")
 
-    def _exchange(self, view: memoryview, deadline: float) -> bytes:
-        """Write the rest of a request, then return the next line the worker writes (without
-        its ``\\n``)."""
+    def _drop_pending(self) -> None:
+        """Discard every line the worker wrote before the request about to be sent (reported
+        once): written before it, none of them can be its answer."""
+        assert self.proc is not None
+        self._read_out()
+        end = self.buf.rfind(b"\n")
+        if end < 0:
+            return
+        lines = bytes(self.buf[:end]).split(b"\n")
+        del self.buf[: end + 1]
+        for line in lines:
+            if line.strip():
+                self._stale(f"it wrote a line before the request: {line[:200]!r}")
+
+    def _stale(self, what: str) -> None:
+        """A line that is no answer to the current request: discarded, reported once."""
+        if not self.stale_reported:
+            self.stale_reported = True
+            log.warning("shell hook %r: its worker wrote a line that answers no current request "
+                        "(discarded; further ones are discarded silently): %s", self.hook.name,
+                        what)  # fmt: skip
+
+    def _exchange(self, view: memoryview, deadline: float) -> tuple[bytes, memoryview]:
+        """Write (what it can of) the rest of a request until the worker writes a line: that
+        line (without its ``\\n``) and what is still to write of the request."""
         proc, sel = self.proc, self.sel
         assert proc is not None and sel is not None
         if view:
@@ -201,7 +235,7 @@ class Worker:
                 if end >= 0:
                     line = bytes(self.buf[:end])
                     del self.buf[: end + 1]
-                    return line
+                    return line, view
                 if self.eof:
                     raise Lost(self._death("closed its stdout"))
                 left = deadline - time.monotonic()
@@ -321,6 +355,14 @@ class Worker:
                 self.lock.release()
         elif self.proc is not None:  # busy: the asking thread sees it die and cleans up
             spawn.kill_group(self.proc.pid)
+
+
+def _new_id(previous: int) -> int:
+    """A request id no worker can guess before it reads the request (so never the previous)."""
+    while True:
+        ident = secrets.randbelow(2**31 - 1) + 1
+        if ident != previous:
+            return ident
 
 
 def _read(fd: int) -> bytes | None:
