@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,13 @@ import pytest
 pytest_plugins = ["pytester", "slow_guard"]
 
 DATA = Path(__file__).parent / "data"
+
+# The files the tests write (homes, config.yaml, hook scripts, plugin directories) must not be
+# writable by others, or hermes-hooks rightly refuses them as untrusted (docs/security.md): under
+# a umask of 000 or 002 every such test would test the refusal instead. The suite takes away the
+# write bits for group and others and keeps whatever else the caller's umask takes away (077
+# stays 077); the tests of modes set their own umask.
+os.umask(os.umask(0) | 0o022)
 
 
 @pytest.fixture
