@@ -103,20 +103,27 @@ def test_dcg_corpus_only_future_pack_commands_are_flagged_among_the_safe_ones():
     assert not unexpected, listing("dcg allow cases flagged", unexpected, reasons=True)
 
 
-def test_public_corpus_recall_and_false_flags():
-    cases = load(CORPUS / "public")
+def measure(folder: str, title: str = "") -> tuple[float, float, str]:
+    """Recall on a corpus' destructive cases, the share of its ordinary cases flagged, and a
+    report naming every miss and false flag with its source."""
+    cases = load(CORPUS / folder)
     misses, false_flags = judge(cases)
     deny = sum(c.expected == "deny" for c in cases)
     allow = len(cases) - deny
     recall = 1 - len(misses) / deny
-    false_rate = len(false_flags) / allow
+    rate = len(false_flags) / allow
     report = "\n".join([
-        f"recall {recall:.3f} ({deny - len(misses)}/{deny}), flagged ordinary "
-        f"{false_rate:.3%} ({len(false_flags)}/{allow})",
+        f"{title}recall {recall:.3f} ({deny - len(misses)}/{deny}), flagged ordinary "
+        f"{rate:.3%} ({len(false_flags)}/{allow})",
         listing("misses", misses),
         listing("false flags", false_flags, reasons=True),
     ])  # fmt: skip
-    assert recall >= 0.97 and false_rate <= 0.02, report
+    return recall, rate, report
+
+
+def test_public_corpus_recall_and_false_flags():
+    recall, rate, report = measure("public")
+    assert recall >= 0.97 and rate <= 0.02, report
 
 
 # ---------------------------------------------------------------------- the held-out corpus
@@ -154,17 +161,6 @@ def test_heldout_corpus_is_apart_from_the_tuning_corpora():
 
 
 def test_heldout_recall_and_false_flags():
-    cases = load(CORPUS / "heldout")
-    misses, false_flags = judge(cases)
-    deny = sum(c.expected == "deny" for c in cases)
-    allow = len(cases) - deny
-    recall = 1 - len(misses) / deny
-    rate = len(false_flags) / allow
-    report = "\n".join([
-        f"held-out recall {recall:.3f} ({deny - len(misses)}/{deny}), flagged ordinary "
-        f"{rate:.2%} ({len(false_flags)}/{allow})",
-        listing("misses", misses),
-        listing("false flags", false_flags, reasons=True),
-    ])  # fmt: skip
+    recall, rate, report = measure("heldout", "held-out ")
     print(report)
     assert recall >= HELDOUT_RECALL_AT_LEAST and rate <= HELDOUT_FLAGGED_AT_MOST, report

@@ -39,7 +39,8 @@ log = logging.getLogger("hermes_hooks")
 
 NAME = "builtin:command_guard"
 #: The keys of ``command_guard: {...}``.
-OPTIONS = declared("command_guard").switch.keys
+SWITCH = declared("command_guard").switch
+OPTIONS = SWITCH.keys
 
 
 def every_rule() -> list[Rule]:
@@ -211,7 +212,7 @@ class CommandGuard(SourceBase):
         packs = ", ".join(p.name for p in self.settings.packs)
         matcher = f"{', '.join(sorted(self.tools))}; packs: {packs}"
         error = "; ".join(self.settings.problems) or None
-        return builtin_rows(NAME, ["pre_tool_call"], matcher, error=error)
+        return builtin_rows(NAME, SWITCH.serves or (), matcher, error=error)
 
 
 def setup(hooks: Hooks) -> CommandGuard | None:
