@@ -25,7 +25,7 @@ import re
 
 from hermes_hooks.shell_syntax import Command, Parsed
 
-from ..flags import Flags, read_flags
+from ..flags import Flags, positionals, read_flags, short, values
 from ..paths import (
     HOME,
     ROOT,
@@ -38,7 +38,7 @@ from ..paths import (
     secret_variables,
 )
 from ..rules import ANY, Pack, Rule
-from ._cli import asks_help, positionals, short, values
+from ._cli import asks_help
 
 CURL_VALUES = (
     *("-d", "--data", "--data-binary", "--data-ascii", "--data-raw", "--data-urlencode"),
