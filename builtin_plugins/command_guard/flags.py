@@ -45,6 +45,11 @@ class Flags:
         """Whether any of ``names`` (``-r``, ``--recursive``) was given."""
         return any(self._given(name) for name in names)
 
+    def asks_help(self, *also: str) -> bool:
+        """Whether the command only prints its help or version: ``--help`` or ``--version``
+        (abbreviated or not), or one of ``also`` (``-h``, ``-V`` where the tool means that)."""
+        return self.has("--help", "--version", *also)
+
     def value(self, *names: str) -> str | None:
         """The last value given to any of ``names``, or ``None``."""
         found = None
