@@ -8,8 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins.command_guard.flags import positionals, short
 from hermes_hooks.builtin_plugins.command_guard.packs import all_packs
-from hermes_hooks.builtin_plugins.command_guard.packs._cli import effective, positionals, short
+from hermes_hooks.builtin_plugins.command_guard.packs._cli import effective
 from hermes_hooks.builtin_plugins.command_guard.rules import Rulebook
 
 from hermes_hooks.shell_syntax import Command, Redirect

@@ -10,11 +10,18 @@ ending the options. Options may follow operands, as GNU tools accept (``rm dir -
 
 Long options may be abbreviated, as getopt_long allows: :meth:`Flags.has` with ``--recursive``
 also answers for ``--recur``. A lone ``-`` is an operand (standard input).
+
+This is the one place the guard reads options. The helpers below it are the forms the CLI packs
+(git, databases, containers, cloud, platforms, frameworks) ask in: :func:`short` and :func:`long`
+(is an option present), :func:`options` (the option words), and the word-by-word readers
+:func:`positionals` and :func:`values`, which take a value only from a whole option word
+(``-n x``, ``-nx``, ``--region=x``; not from inside a cluster, nor for an abbreviation) and so
+also read a tool's single-dash long options (``-var x``, ``-destroy``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -30,10 +37,18 @@ class Flags:
     """``(option, value)`` for each option given a value, in order (``("-s", "0")``)."""
     operands: tuple[str, ...]
     """The arguments that are not options, in order."""
+    words: tuple[str, ...] = ()
+    """Every option word as written, in order (``-rf``, ``--size=0``), values given apart not
+    included."""
 
     def has(self, *names: str) -> bool:
         """Whether any of ``names`` (``-r``, ``--recursive``) was given."""
         return any(self._given(name) for name in names)
+
+    def asks_help(self, *also: str) -> bool:
+        """Whether the command only prints its help or version: ``--help`` or ``--version``
+        (abbreviated or not), or one of ``also`` (``-h``, ``-V`` where the tool means that)."""
+        return self.has("--help", "--version", *also)
 
     def value(self, *names: str) -> str | None:
         """The last value given to any of ``names``, or ``None``."""
@@ -75,6 +90,7 @@ def read_flags(
     long: list[str] = []
     values: list[tuple[str, str]] = []
     operands: list[str] = []
+    words: list[str] = []
     items = list(args)
     i = 0
     while i < len(items):
@@ -83,6 +99,8 @@ def read_flags(
         if arg == "--":
             operands.extend(items[i:])
             break
+        if is_option(arg):
+            words.append(arg)
         if arg.startswith("--"):
             name, eq, value = arg.partition("=")
             long.append(name)
@@ -105,4 +123,89 @@ def read_flags(
                     break
             continue
         operands.append(arg)
-    return Flags(frozenset(short), tuple(long), tuple(values), tuple(operands))
+    return Flags(frozenset(short), tuple(long), tuple(values), tuple(operands), tuple(words))
+
+
+def is_option(word: str) -> bool:
+    return word.startswith("-") and word != "-"
+
+
+def positionals(args: Sequence[str], takes_value: Collection[str] = ()) -> tuple[str, ...]:
+    """The words of ``args`` that are not options nor an option's value.
+
+    ``takes_value`` names the options (``-n``, ``--region``) whose value is the next word when
+    it is not attached (``--region=x``, ``-nfoo``). Every word after ``--`` is positional.
+    """
+    out: list[str] = []
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if word == "--":
+            out.extend(args[i + 1 :])
+            break
+        if not is_option(word):
+            out.append(word)
+        elif "=" not in word and word in takes_value:
+            skip = True
+        elif not word.startswith("--") and len(word) > 2 and word[:2] in takes_value:
+            continue  # -nVALUE
+    return tuple(out)
+
+
+def options(args: Sequence[str]) -> tuple[str, ...]:
+    """The option words of ``args`` before ``--``."""
+    return read_flags(args).words
+
+
+def short(args: Sequence[str], letters: str, value_letters: str = "") -> bool:
+    """Whether a short option among ``letters`` is given, alone or in a cluster (``-fdx``).
+
+    ``value_letters`` are the short options that take a value: the rest of a cluster after one
+    of them is that value (``-ofoo`` is ``-o foo``), and so is the next word.
+    """
+    given = read_flags(args, takes_value=[f"-{v}" for v in value_letters]).short
+    return any(letter in given for letter in letters)
+
+
+def long(args: Sequence[str], *names: str, shortest: int = 0) -> bool:
+    """Whether one of the long options ``names`` is given (``--force``, ``--force=true``; a
+    single-dash long option such as terraform's ``-destroy`` is named as written).
+
+    ``shortest`` > 0 also accepts an unambiguous abbreviation of that many characters or more
+    (git and other parse-options tools accept ``--ha`` for ``--hard``).
+    """
+    for word in options(args):
+        head = word.split("=", 1)[0]
+        for name in names:
+            if head == name:
+                return True
+            if shortest and len(head) >= shortest and name.startswith(head):
+                return True
+    return False
+
+
+def values(args: Sequence[str], *names: str) -> list[str]:
+    """Every value given to the options ``names`` (``--eval X``, ``--eval=X``, ``-cX``)."""
+    out: list[str] = []
+    for i, word in enumerate(args):
+        if word == "--":
+            break
+        for name in names:
+            if word == name and i + 1 < len(args):
+                out.append(args[i + 1])
+            elif name.startswith("--") and word.startswith(name + "="):
+                out.append(word[len(name) + 1 :])
+            elif not name.startswith("--") and word.startswith(name) and len(word) > len(name):
+                if len(name) == 2:
+                    out.append(word[len(name) :].removeprefix("="))
+                elif word.startswith(name + "="):
+                    out.append(word[len(name) + 1 :])
+    return out
+
+
+def has_word(args: Iterable[str], *words: str) -> bool:
+    """Whether one of ``words`` is among ``args`` as a whole word."""
+    wanted = set(words)
+    return any(a in wanted for a in args)

@@ -16,8 +16,9 @@ from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
+from ..flags import long, positionals, short, values
 from ..rules import Pack
-from ._cli import Test, long, make_rule, positionals, short, values
+from ._cli import Test, make_rule
 
 RESTIC_VALUES = frozenset(
     {"-r", "--repo", "--repository-file", "-p", "--password-file", "--password-command"}

@@ -18,8 +18,9 @@ from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
+from ..flags import has_word, long, positionals, short
 from ..rules import Pack
-from ._cli import Test, has_word, long, make_rule, positionals, short
+from ._cli import Test, make_rule
 
 TERRAFORM = ("terraform", "tofu", "terragrunt")
 AWS_VALUES = frozenset(

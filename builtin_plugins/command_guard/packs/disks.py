@@ -105,7 +105,7 @@ def _mkswap_file(command: Command) -> bool:
     """mkswap over a regular file: its content is gone. A file named for swap (``/swapfile``,
     ``swap.img``) is the ordinary use; a device is :func:`_mkfs`'s."""
     flags = read_flags(command.args, takes_value=_MKSWAP_VALUES)
-    if flags.has("-h", "--help", "-V", "--version"):
+    if flags.asks_help("-h", "-V"):
         return False
     files = [o for o in flags.operands if not o.isdigit()]
     return any(
@@ -150,7 +150,7 @@ def _wipe_disk(command: Command) -> bool:
     if program in ("ddpt", "sg_dd"):
         return any(a.startswith("of=") and is_device(a[3:]) for a in command.args)
     flags = read_flags(command.args, takes_value=_WIPER_VALUES.get(program, ()))
-    if flags.has("-h", "--help", "-V", "--version"):
+    if flags.asks_help("-h", "-V"):
         return False
     if program in ("ddrescue", "dd_rescue"):
         return len(flags.operands) >= 2 and is_device(flags.operands[1])
@@ -187,7 +187,7 @@ _PARTED_VALUES = ("-a", "--align", "-f", "--fix")
 def _partition(command: Command) -> bool:
     program = command.program
     flags = read_flags(command.args)
-    if flags.has("-h", "--help", "-V", "--version", "-v"):
+    if flags.asks_help("-h", "-V", "-v"):
         return False
     devices = [a for a in flags.operands if is_block_device(a) or is_dynamic(a)]
     if program in ("fdisk", "gdisk", "cgdisk", "cfdisk", "fdisk.exe"):
@@ -249,12 +249,12 @@ def _firmware_erase(command: Command) -> bool:
     if program == "nvme":
         return bool(args) and args[0] in ("format", "sanitize", "delete-ns", "fw-download")
     if program in ("sg_format", "sg_sanitize", "sg_unmap"):
-        return not read_flags(args).has("-h", "--help", "-V", "--version")
+        return not read_flags(args).asks_help("-h", "-V")
     if program == "flashrom":
         flags = read_flags(args, takes_value=("-p", "--programmer", "-c", "--chip", "-l"))
         return flags.has("-w", "--write", "-E", "--erase")
     if program in ("blkdiscard",):
-        return not read_flags(args).has("-h", "--help", "-V", "--version")
+        return not read_flags(args).asks_help("-h", "-V")
     if program == "badblocks":
         return read_flags(args, takes_value=("-b", "-c", "-e", "-d", "-i", "-o", "-p", "-t")).has(
             "-w"
@@ -312,7 +312,7 @@ def _snapshot_loss(command: Command) -> bool:
 
 def _lvm_remove(command: Command) -> bool:
     flags = read_flags(command.args)
-    if flags.has("-h", "--help", "--version", "-t", "--test"):
+    if flags.asks_help("-h", "-t", "--test"):
         return False
     if command.program == "mdadm":
         return flags.has("--zero-superblock", "--create", "-C")

@@ -25,7 +25,7 @@ import re
 
 from hermes_hooks.shell_syntax import Command, Parsed
 
-from ..flags import Flags, read_flags
+from ..flags import Flags, positionals, read_flags, short, values
 from ..paths import (
     HOME,
     ROOT,
@@ -38,7 +38,7 @@ from ..paths import (
     secret_variables,
 )
 from ..rules import ANY, Pack, Rule
-from ._cli import asks_help, positionals, short, values
+from ._cli import asks_help
 
 CURL_VALUES = (
     *("-d", "--data", "--data-binary", "--data-ascii", "--data-raw", "--data-urlencode"),
@@ -211,13 +211,21 @@ def _environment(command: Command) -> bool:
     return False
 
 
+TAR = ("tar", "bsdtar", "gtar")
+
+
+def _tar_bundle(args: tuple[str, ...] | list[str]) -> str:
+    """tar's old-style first word of bundled letters (``czf`` in ``tar czf - DIR``), or ``""``."""
+    return args[0] if args and not args[0].startswith("-") else ""
+
+
 def _archived_paths(stage: Command) -> list[str]:
     """The paths a ``tar``/``zip`` stage packs into an archive written to its output."""
     args = list(stage.args)
-    if stage.program in ("tar", "bsdtar", "gtar"):
+    if stage.program in TAR:
         if not args:
             return []
-        bundle = args[0] if not args[0].startswith("-") else ""
+        bundle = _tar_bundle(args)
         flags = read_flags(args[1:] if bundle else args, takes_value=("-f", "--file", "-C", "-T"))
         if "c" not in bundle and not flags.has("-c", "--create"):
             return []
@@ -245,9 +253,9 @@ def _remote_archive(command: Command, line: Parsed) -> bool:
     directories packed to the ssh connection (the ``cd`` before it names the directory)."""
     if _archive_sent(command):
         return True
-    if command.program not in ("tar", "bsdtar", "gtar") or command.via[:1] != ("ssh",):
+    if command.program not in TAR or command.via[:1] != ("ssh",):
         return False
-    bundle = command.args[0] if command.args and not command.args[0].startswith("-") else ""
+    bundle = _tar_bundle(command.args)
     flags = read_flags(command.args, takes_value=("-f", "--file", "-C"))
     archive = flags.value("-f", "--file") or ("-" if "f" in bundle else None)
     paths = _archived_paths(command)
@@ -525,7 +533,7 @@ RULES: tuple[Rule, ...] = (
         reason="packs /, the homes or system directories into an archive and sends it away",
         alternative="archive only the project files that are needed, and send them knowingly",
         catastrophic=False,
-        programs=(*SENDERS, "ssh", "tar", "bsdtar", "gtar"),
+        programs=(*SENDERS, "ssh", *TAR),
         test=_archive_sent,
         line_test=_remote_archive,
     ),

@@ -83,7 +83,7 @@ def _rm_system(command: Command) -> bool:
 
 def _rm_recursive(command: Command) -> bool:
     flags = _rm(command)
-    if not _recursive(flags) or flags.has("--help", "--version"):
+    if not _recursive(flags) or flags.asks_help():
         return False
     if not flags.operands:
         return True  # fed by xargs, or a mistake: the targets are not known
@@ -176,7 +176,7 @@ def _shred_device(command: Command) -> bool:
 def _shred(command: Command) -> bool:
     """Any file erased beyond recovery, outside the temporary directories."""
     flags = _shred_flags(command)
-    if flags.has("--help", "--version") or (command.program == "srm" and flags.has("-V")):
+    if flags.asks_help() or (command.program == "srm" and flags.has("-V")):
         return False
     if command.program == "sfill":  # the deleted files' remains on that disk are gone for good
         return bool(flags.operands) and not any(is_block_device(w) for w in flags.operands)

@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 from hermes_hooks.shell_syntax import Command
 
+from ..flags import has_word, long, positionals, short
 from ..rules import Pack, Rule
-from ._cli import RUNNERS, effective, has_word, long, make_rule, positionals, production, short
+from ._cli import RUNNERS, effective, make_rule, production
 
 Check = Callable[[str, tuple[str, ...], Command], bool]
 """A test of the effective program, its arguments and the command."""

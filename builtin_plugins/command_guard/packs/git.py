@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 
 from hermes_hooks.shell_syntax import Command
 
+from ..flags import long, positionals, short, values
 from ..rules import Pack, Rule
-from ._cli import Test, long, make_rule, positionals, short, values
+from ._cli import Test, make_rule
 
 GLOBAL_VALUE_OPTIONS = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--super-prefix", "--config-env"}

@@ -13,8 +13,9 @@ from functools import partial
 
 from hermes_hooks.shell_syntax import Command
 
+from ..flags import has_word, long, positionals, values
 from ..rules import Pack
-from ._cli import Test, has_word, long, make_rule, positionals, values
+from ._cli import Test, make_rule
 
 VALUE_OPTIONS = frozenset(
     {"-R", "--repo", "-a", "--app", "-r", "--remote", "--project", "--token", "-t", "--scope"}

@@ -264,7 +264,7 @@ def _scheduled_jobs(command: Command) -> bool:
         flags = read_flags(args, takes_value=("-u",))
         if flags.has("-r", "--remove"):
             return True
-        if flags.has("-l", "-e", "-V", "-T", "--help", "--version"):
+        if flags.asks_help("-V") or flags.has("-l", "-e", "-T"):
             return False
         return bool(flags.operands)  # crontab FILE (or -): replaces the whole crontab
     if program == "atrm":
