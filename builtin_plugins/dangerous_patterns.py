@@ -165,8 +165,8 @@ def _readings(text: str, shell: bool) -> tuple[list[str], str | None]:
     parsed = parse(text)
     texts = [text]
     for simple in parsed.commands:
-        for reading in (simple.text, " ".join(w for w in simple.words if w)):
-            if reading and reading not in texts:
+        for reading in simple.readings:
+            if reading not in texts:
                 texts.append(reading)
     return texts, parsed.error
 
