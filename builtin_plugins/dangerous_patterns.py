@@ -35,7 +35,9 @@ import yaml
 from hermes_hooks.builtin_plugins import switches
 
 from hermes_hooks.consent import file_sha256
+from hermes_hooks.dialects import shell_tools
 from hermes_hooks.markers import hookimpl
+from hermes_hooks.shell_syntax import parse
 from hermes_hooks.sources import SourceBase, builtin_rows
 from hermes_hooks.trust import untrusted
 
@@ -153,22 +155,18 @@ def read_rules(path: Path, enabled_groups: set[str]) -> tuple[list[Rule], list[s
     return rules, problems
 
 
-def _readings(text: str, tool_name: str) -> tuple[list[str], str | None]:
-    """What a rule is matched against: the whole line and, for the shell tool, each simple
-    command it would run, as written and as it runs (quotes removed, path and wrappers
+def _readings(text: str, shell: bool) -> tuple[list[str], str | None]:
+    """What a rule is matched against: the whole line and, for the shell tool (``shell``), each
+    simple command it would run, as written and as it runs (quotes removed, path and wrappers
     stripped: ``sudo /bin/r''m -rf x`` is also ``rm -rf x``); and the parser's complaint when
     the line cannot be read with certainty."""
-    from hermes_hooks.dialects import shell_tools
-
-    if tool_name not in shell_tools():
+    if not shell:
         return [text], None
-    from hermes_hooks.shell_syntax import parse
-
     parsed = parse(text)
     texts = [text]
     for simple in parsed.commands:
-        for reading in (simple.text, " ".join(w for w in simple.words if w)):
-            if reading and reading not in texts:
+        for reading in simple.readings:
+            if reading not in texts:
                 texts.append(reading)
     return texts, parsed.error
 
@@ -190,6 +188,7 @@ class DangerousPatterns(SourceBase):
 
     def __init__(self, hooks: Hooks, options: dict[str, Any]) -> None:
         self.home = hooks.home
+        self.shell_tools = shell_tools()  # every dialect's name of the shell tool, read once
         groups = set(map(str, options.get("enable_groups") or []))
         shipped = sorted(SHIPPED.glob("*.yaml"))
         self.files = [*shipped, *rule_files(hooks.home)]
@@ -259,7 +258,7 @@ class DangerousPatterns(SourceBase):
         if not rules:
             return None
         text = _ANSI.sub("", command)
-        texts, error = _readings(text, tool_name)
+        texts, error = _readings(text, tool_name in self.shell_tools)
         if error is not None:
             return _unreadable(rules, error)
         matching = [r for r in rules if any(r.regex.search(t) for t in texts)]

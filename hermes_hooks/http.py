@@ -24,19 +24,13 @@ from .urls import Target, target
 from .urls import pattern_problem as pattern_problem
 from .urls import refusal as refusal
 from .urls import url_allowed as url_allowed
+from .urls import web_url as web_url
 from .wire import jsonable
 
 #: How much of a response body is read (a hook's answer is small; more is cut).
 BODY_CAP = 1 << 20
 
 _REFERENCE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
-
-
-def web_url(url: str) -> bool:
-    """Whether ``url`` is an ``http://`` or ``https://`` URL with a host: the only kind a hook's
-    payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``)."""
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def variable_names(value: Any) -> list[str] | None:

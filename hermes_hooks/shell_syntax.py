@@ -106,6 +106,14 @@ class Command:
         """The program followed by its arguments."""
         return (self.program, *self.args)
 
+    @property
+    def readings(self) -> tuple[str, ...]:
+        """What a text rule is matched against: the command as written (:attr:`text`) and as
+        it runs (its words joined: quotes removed, path and wrappers stripped, so
+        ``sudo /bin/r''m -rf x`` also reads ``rm -rf x``); empty readings left out."""
+        runs = " ".join(w for w in self.words if w)
+        return tuple(r for r in (self.text, runs) if r)
+
 
 @dataclass(frozen=True)
 class Parsed:

@@ -36,6 +36,18 @@ def _ip6(text: str) -> str | None:
         return None
 
 
+def web_url(url: str) -> bool:
+    """Whether ``url`` is an ``http://`` or ``https://`` URL with a host: the only kind a hook's
+    payload is POSTed to (urllib alone would also open ``file:``, ``ftp:`` and ``data:``). A URL
+    that cannot be split (``http://[::1/x``) is not one: never an exception (:func:`target`
+    says what else is wrong with one that is)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    return parts.scheme in _PORTS and bool(parts.netloc)
+
+
 def target(url: str) -> Target | str:
     """``url`` as a :class:`Target`, or why it may not receive a payload: only ``http`` and
     ``https``, a plain host name or IP literal, a numeric port, no user info (``a@b`` is host

@@ -290,6 +290,28 @@ def test_malformed_entries_are_reported_with_file_and_entry(home, caplog):
     assert f"{where % 4}: prompt placeholder " in caplog.text
 
 
+@pytest.mark.parametrize("url", ["http://[::1/x", "http://[zz]/x"])
+@pytest.mark.parametrize("kind", ["http", "prompt"])
+def test_an_unparsable_url_costs_only_its_own_entry(home, caplog, monkeypatch, url, kind):
+    # urlsplit raises on a malformed [IPv6] host: the entry is reported and skipped; it must not
+    # take the whole shell-hook source (and the guard beside it) down with it.
+    entry = (
+        {"type": "http", "url": url}
+        if kind == "http"
+        else {"type": "prompt", "model": "m", "prompt": "ok?", "base_url": url}
+    )
+    guard = {"command": 'echo \'{"decision": "block", "reason": "no"}\''}
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # the judge's fallback
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = load(home, hooks={"pre_tool_call": [guard, entry]}, hooks_auto_accept=True,
+                     allowed_http_hook_urls=["*"])  # fmt: skip
+        decision = hooks.pre_tool_call(**LS)
+    assert "failed to start" not in caplog.text
+    assert url in caplog.text
+    # the guard beside it still runs and blocks (the first block is the one shown)
+    assert decision.action == "block" and decision.message == "no"
+
+
 def test_command_hooks_alone_do_not_import_the_http_or_prompt_runners(tmp_path: Path) -> None:
     home = tmp_path / "lean-home"
     home.mkdir()

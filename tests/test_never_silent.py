@@ -70,6 +70,15 @@ def test_a_claude_code_deny_decision_on_permission_request_denies(home, answer):
     assert not hooks.dropped
 
 
+@pytest.mark.parametrize("word", ["allow", "approve"])
+def test_a_claude_code_top_level_allow_on_permission_request_is_no_allow(home, word):
+    # Only a deny is honoured in the top-level vocabulary: an allow (or approve) there is no
+    # answer at all, neither an allow nor a deny; an allow must use the event's own shape.
+    hooks = load(home, {"permission_request": [_answer_hook(f'{{"decision": "{word}"}}')]})
+    result = hooks.call("permission_request", tool_name="terminal", args={"command": "ls"})
+    assert getattr(result, "action", None) is None, result
+
+
 def test_plain_no_opinion_from_a_shell_hook_is_not_reported(home, caplog):
     hooks = load(home, {"pre_tool_call": [_answer_hook('{"continue": true}')]})
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):

@@ -117,7 +117,7 @@ def test_timeout_bounds_the_whole_exchange_with_the_model(home, monkeypatch):
         '```json\n{"decision": "deny"}\n```\n```json\n{"decision": "allow"}\n```',
         '{"decision": "maybe", "ok": true}',  # an invalid decision is not an allow
         '{"decision": "allow", "ok": false, "reason": "x"}',  # the fields disagree: deny
-        '{"decision": "allow", "decision": "deny", "reason": "x"}',  # a repeated key
+        '{"decision": "deny", "reason": "x", "decision": "allow"}',  # a repeated key (the last would allow)
         '{"ok": "yes"}',
     ],
 )

@@ -199,3 +199,26 @@ def test_an_error_page_reaches_the_model_capped_and_redacted(home):
     assert LEAKED_KEY not in decision.message and "Q" * 10 not in decision.message
     assert "[REDACTED:anthropic-key]" in decision.message
     assert len(decision.message) < 600  # the 5000 bytes after it are cut
+
+
+def test_trace_receipts_redact_what_hooks_answer_and_raise(home):
+    # A hook's own answer and its failure are written to the receipts too: both are redacted,
+    # the answer before it is shortened (a secret across the cut is not left half there).
+    class Leaky:
+        @hermes_hooks.hookimpl
+        def pre_tool_call(self):
+            return {"action": "block", "message": "x" * 180 + f" saw {SECRET}"}
+
+        @hermes_hooks.hookimpl
+        def post_tool_call(self):
+            raise RuntimeError(f"boom {SECRET}")
+
+    hooks = _load(home, {"redact_secrets": True, "trace_file": "trace.jsonl"})
+    hooks.register(Leaky(), "leaky")
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    hooks.post_tool_call(tool_name="terminal", args={}, result="ok", status="ok")
+    text = (home / "trace.jsonl").read_text()
+    receipts = [json.loads(line) for line in text.splitlines()]
+    mine = [r for r in receipts if r["hook"] == "leaky"]
+    assert {r["outcome"] for r in mine} == {"answered", "failed"}
+    assert "sk-ant-api03-Z" not in text and "[REDACTED:" in text

@@ -90,8 +90,20 @@ def test_every_builtin_decides_under_the_bridge(builtins_home):
     bridged = hermes_agent._load(patched=True)
     try:
         decision = bridged.pre_tool_call(tool_name="terminal", args={"command": DENY})
-        assert decision.blocked
-        assert "no-such-guard" in str(decision.message) or "dangerous" in str(decision.source)
+        assert decision.blocked and "no-such-guard" in str(decision.message)
+    finally:
+        bridged.close()
+    # Without the missing guard (whose block hides every other answer), dangerous_patterns
+    # must block on its own.
+    path = builtins_home / "config.yaml"
+    config = yaml.safe_load(path.read_text())
+    del config["plugins"]
+    path.write_text(yaml.safe_dump(config))
+    bridged = hermes_agent._load(patched=True)
+    try:
+        decision = bridged.pre_tool_call(tool_name="terminal", args={"command": DENY})
+        assert decision.blocked and decision.source == "builtin:dangerous_patterns"
+        assert bridged.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
         out = bridged.transform_tool_result(
             tool_name="terminal", args={}, result="DB_PASSWORD=hunter2-very-secret"
         )

@@ -133,7 +133,7 @@ def bash_matches(spec: str, command: str) -> bool:
         return True
     parts = [p for p in _SPLIT.split(command.strip()) if p]
     for simple in parsed.commands:
-        parts += [simple.text, " ".join(w for w in simple.words if w)]
+        parts += simple.readings
     return any(_one_command(spec, p) for p in [command.strip(), *parts] if p)
 
 

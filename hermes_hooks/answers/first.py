@@ -26,8 +26,9 @@ _PERMISSIONS: dict[str, PermissionAction] = {
 }
 _SCOPES: dict[str, Scope] = {"once": "once", "session": "session", "always": "always"}
 _VERIFY_ACTIONS = ("continue", "block")
-#: Top-level ``decision`` values read as a deny on ``permission_request``.
-_DENIES = {"deny": True, "block": True}
+#: Top-level ``decision`` values read as a deny on ``permission_request``: the deny words of
+#: :data:`_PERMISSIONS` (one table; a top-level allow is not honoured).
+_DENIES = tuple(word for word, action in _PERMISSIONS.items() if action == "deny")
 
 
 class PermissionAnswers(AnswerType):
@@ -70,7 +71,7 @@ class PermissionAnswers(AnswerType):
             return None
         decision = mapping(specific(m).get("decision")) or {}
         said = m.get("action") or decision.get("behavior") or m.get("behavior")
-        if said is None and _DENIES.get(str(m.get("decision")).strip().lower()):
+        if said is None and str(m.get("decision")).strip().lower() in _DENIES:
             # Claude Code's top-level vocabulary ({"decision": "deny"|"block", "reason"}) is
             # honoured for a deny; an allow must say so in the event's own shape.
             said = "deny"
