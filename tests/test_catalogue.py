@@ -12,9 +12,10 @@ from hermes_hooks import catalogue, docgen
 from hermes_hooks.docgen import render_events_md
 
 ROOT = Path(__file__).resolve().parent.parent
-# The one hand-kept copy of the event list in the tests, on purpose: the design card (DESIGN.md,
-# kept outside the repository) fixes the event names, and this pins the catalogue to its table as
-# an oracle. Every other test reads the catalogue (hermes_hooks.catalogue.events()).
+# The design card (DESIGN.md, kept outside the repository) fixes these event names: the catalogue
+# must have every one of them (an oracle for the specs). It may have more: a new event is its
+# hookspec plus the regenerated files, and this list does not change. Every other test reads the
+# catalogue (hermes_hooks.catalogue.events()).
 DESIGN_EVENTS = """pre_tool_call post_tool_call transform_tool_result transform_terminal_output pre_llm_call
 post_llm_call transform_llm_output user_prompt_submit transform_messages pre_verify pre_api_request
 post_api_request api_request_error on_session_start on_session_end on_session_finalize on_session_reset
@@ -27,7 +28,8 @@ DESIGN_EVENTS += ["post_tool_batch", "pre_model_switch", "post_model_switch"]
 
 
 def test_catalogue_has_every_design_event():
-    assert sorted(catalogue.events()) == sorted(DESIGN_EVENTS)
+    missing = sorted(set(DESIGN_EVENTS) - set(catalogue.events()))
+    assert not missing, f"events of the design card without a hookspec: {missing}"
 
 
 @pytest.mark.parametrize(
