@@ -168,11 +168,15 @@ def test_abandoned_gateway_threads_are_bounded(home: Path) -> None:
     (d / "HOOK.yaml").write_text("events: ['agent:step']\ntimeout: 0.05\n")
     (d / "handler.py").write_text("import time\ndef handle(e, c):\n    time.sleep(3)\n")
     hooks = hermes_hooks.load(home, {}, entry_points=False)
+    # threads of an earlier test's hook also named "stuck" may still be sleeping: count ours only
+    earlier = set(threading.enumerate())
 
     async def main() -> None:
         for _ in range(30):
             await hooks.emit("agent:step", {})
 
     asyncio.run(main())
-    alive = [t for t in threading.enumerate() if t.name == "hermes-gateway:stuck"]
+    alive = [
+        t for t in threading.enumerate() if t.name == "hermes-gateway:stuck" and t not in earlier
+    ]
     assert 0 < len(alive) <= gateway_hooks.MAX_THREADS
