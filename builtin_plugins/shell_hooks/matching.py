@@ -101,6 +101,10 @@ class ShellHook:
     #: Where the entry is, when that is not ``hooks.EVENT[INDEX]`` (a handler of a Claude Code
     #: group, a whole event's list).
     place: str | None = None
+    #: The configuration entry the hook was read from, in config.yaml's shape (a Claude Code
+    #: handler as a matcher group of its own, ``{matcher, hooks: [handler]}``; another agent's
+    #: entry as the reader converted it): what ``hermes hooks import`` writes.
+    entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> HookKey:
