@@ -199,7 +199,9 @@ class ShellHook:
     def _condition_holds(self, kwargs: Mapping[str, Any]) -> bool:
         assert self.condition is not None
         cwd = resolve.current_dir()
-        project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+        # The project the hook runs for: its entry's CLAUDE_PROJECT_DIR (an imported entry
+        # names its project), else the host's, else the working directory, as in static_env.
+        project = self.env.get("CLAUDE_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR") or cwd
         return self.condition.matches(
             kwargs.get("tool_name"), kwargs.get("args"), cwd=cwd, project=project
         )
