@@ -40,11 +40,12 @@ def cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedP
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
-def configure(agents: Agents, agent: str) -> Path:
-    """The agent's own file holding one guard on the shell tool; the file's path."""
+def configure(agents: Agents, agent: str, relative: bool = False) -> Path:
+    """The agent's own file holding one guard on the shell tool (its script named from the
+    project directory when ``relative``); the file's path."""
     p = agents.project
     guard = agents.script(p / "hooks" / "guard.py", GUARD)
-    command = f"AGENT={agent} {guard}"
+    command = f"AGENT={agent} {'hooks/guard.py' if relative else guard}"
     if agent == "gemini":
         return agents.write_json(p / ".gemini" / "settings.json", {"hooks": {"BeforeTool": [
             {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": command,
@@ -109,6 +110,24 @@ def test_import_round_trips(agents: Agents, agent: str):
     assert row["origin"] != original["origin"]
     where = {"origin": None, "status": None, "error": None}  # the approval is per file
     assert {**row, **where} == {**original, **where}
+
+
+@pytest.mark.parametrize("agent", ["gemini", "codex", "cursor", "copilot", "claude"])
+def test_an_imported_relative_command_runs_from_the_project_anywhere(
+    agents: Agents, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    configure(agents, agent, relative=True)
+    expected = decisions(agents.load([agent]))  # from the project, where the agent runs it
+    assert expected == [("block", "no rm -rf"), (None, None)]
+    home = tmp_path / "imported"
+    out = cli("--home", str(home), "import", "--from", agent, str(agents.project), "--write",
+              cwd=agents.user, env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    imported = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert decisions(imported) == expected
 
 
 def test_import_file_write_and_guard_errors(agents: Agents):

@@ -26,7 +26,7 @@ import dataclasses
 import os
 import sys
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -234,11 +234,10 @@ def plan(reading: Reading, origin: str, settings: Mapping[str, Any]) -> Plan:
                 missing[_frozen(target)] -= 1
                 errors.append(f"{hook.where}: the written entry does not read back as this hook; "
                               "not carried over")  # fmt: skip
-    for hook in back.hooks:
+    for hook in reading.hooks:  # read with the target config's allow-lists
         why = kinds.PROBLEMS[hook.kind](hook) if hook.kind in kinds.PROBLEMS else None
         if why:
-            errors.append(f"{hook.where.replace(origin, 'the target config')}: would not run "
-                          f"there: {why}")  # fmt: skip
+            errors.append(f"{hook.where}: would not run from {origin}: {why}")
     return Plan(block, [t for _, t in pairs], errors)
 
 
@@ -350,7 +349,7 @@ def _write(target: Path, text: str) -> Path | None:
     return backup
 
 
-def _also_read_in_place(agent: str, config: Mapping[str, Any], files: Iterable[Path]) -> str | None:
+def _also_read_in_place(agent: str, config: Mapping[str, Any]) -> str | None:
     """A note when the target config already reads ``agent``'s files in place: the imported
     hooks would run twice."""
     listed = config.get("hooks_sources")
@@ -391,7 +390,7 @@ def import_cmd(state: State, agent: str, path: Path, write: bool) -> None:
             click.echo(yaml.safe_dump({"hooks": planned.block}, sort_keys=False), nl=False)
         else:
             click.echo("# no hook could be carried over")
-    note = _also_read_in_place(agent, config, reading.files)
+    note = _also_read_in_place(agent, config)
     if note:
         click.echo(note, err=True)
     for problem in errors:
