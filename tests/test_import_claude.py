@@ -335,15 +335,23 @@ def test_an_entry_that_cannot_be_carried_fails_the_import_naming_it(
         assert "Stop" in yaml.safe_load(out.stdout)["hooks"]
 
 
-def test_an_http_hook_the_target_config_refuses_is_named(agents: Agents, tmp_path: Path):
-    agents.write_json(agents.project / ".claude" / "settings.json", {"hooks": {"PreToolUse": [
-        {"hooks": [{"type": "http", "url": "http://127.0.0.1:9/policy"}]}]}})  # fmt: skip
+def test_a_remote_hook_that_could_not_run_from_the_target_is_named(agents: Agents, tmp_path: Path):
+    settings = agents.write_json(agents.project / ".claude" / "settings.json", {"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "http", "url": "http://127.0.0.1:9/policy"},  # not in the allow-list
+            {"type": "prompt", "prompt": "Safe? $ARGUMENTS"},  # Claude Code's model; none here
+        ]}]}})  # fmt: skip
     home = tmp_path / "h"
     out = cli("--home", str(home), "import", "--from", "claude", str(agents.project), "--write",
               cwd=tmp_path, env={"HOME": str(agents.user)})  # fmt: skip
     assert out.returncode == 1
-    assert "allowed_http_hook_urls" in out.stderr and "nothing was written" in out.stderr
-    assert not (home / "config.yaml").exists()
+    lines = [x for x in out.stderr.splitlines() if x.startswith("not carried over: ")]
+    assert len(lines) == 2, out.stderr  # each named once, with its fix
+    assert f"hooks.PreToolUse[0].hooks[0] in {settings}: http hook refused" in lines[0]
+    assert "allowed_http_hook_urls" in lines[0]
+    assert f"hooks.PreToolUse[0].hooks[1] in {settings}: would not run from" in lines[1]
+    assert "give the entry a 'model'" in lines[1]
+    assert "nothing was written" in out.stderr and not (home / "config.yaml").exists()
 
 
 def test_importing_files_the_config_also_reads_in_place_is_noted(agents: Agents, tmp_path: Path):

@@ -236,7 +236,8 @@ def plan(reading: Reading, origin: str, settings: Mapping[str, Any]) -> Plan:
                               "not carried over")  # fmt: skip
     for hook in reading.hooks:  # read with the target config's allow-lists
         why = kinds.PROBLEMS[hook.kind](hook) if hook.kind in kinds.PROBLEMS else None
-        if why:
+        said = any(p.startswith(f"{hook.where}: ") for p in reading.problems)
+        if why and not said:  # (a refused URL was said by the reader, with its fix)
             errors.append(f"{hook.where}: would not run from {origin}: {why}")
     return Plan(block, [t for _, t in pairs], errors)
 
@@ -401,8 +402,8 @@ def import_cmd(state: State, agent: str, path: Path, write: bool) -> None:
             click.echo(f"  {guard}", err=True)
     if failed:
         count = len(errors) + len(reading.guards)
-        click.echo(f"error: {count} problem(s) above: these entries would not run here as they do "
-                   "in their agent; fix each in its file (or remove it) and import again"
+        click.echo(f"error: {count} problem(s) above: these entries would not run from "
+                   f"{target} exactly as in their agent; fix each as it says and import again"
                    + (f"; nothing was written to {target}" if write else ""), err=True)  # fmt: skip
         sys.exit(1)
 
