@@ -216,3 +216,40 @@ def test_import_keeps_a_gemini_sequential_group_sequential(agents: Agents):
     assert out.returncode == 0, out.stderr
     entries = yaml.safe_load(out.stdout)["hooks"]["BeforeTool"]
     assert [(e["name"], e.get("sequential")) for e in entries] == [("one", True), ("two", True)]
+
+
+AGENT_FILES = {
+    "gemini": (".gemini/settings.json", {}, "BeforeTool"),
+    "codex": (".codex/hooks.json", {}, "PreToolUse"),
+    "cursor": (".cursor/hooks.json", {"version": 1}, "beforeShellExecution"),
+    "copilot": (".github/hooks/guard.json", {"version": 1}, "preToolUse"),
+}
+
+
+@pytest.mark.parametrize("fault", ["malformed JSON", "unknown event", "unknown key"])
+@pytest.mark.parametrize("agent", sorted(AGENT_FILES))
+def test_each_agents_file_that_cannot_be_carried_fails_the_import(
+    agents: Agents, tmp_path: Path, agent: str, fault: str
+):
+    name, top, event = AGENT_FILES[agent]
+    path = agents.project / name
+    path.parent.mkdir(parents=True)
+    flat = agent in ("cursor", "copilot")
+    entry = {"bash" if agent == "copilot" else "command": "./guard.sh"}
+    if fault == "unknown key":
+        entry["retries"] = 3
+    item = entry if flat else {"hooks": [{"type": "command", **entry}]}
+    if fault == "malformed JSON":
+        path.write_text('{"hooks": {')
+    else:
+        written = event + ("Typo" if fault == "unknown event" else "")
+        path.write_text(json.dumps({**top, "hooks": {written: [item]}}))
+    home = tmp_path / "h"
+    out = cli("--home", str(home), "import", "--from", agent, str(agents.project), "--write",
+              cwd=tmp_path, env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    said = {"malformed JSON": "JSON syntax error", "unknown event": f"event '{event}Typo'",
+            "unknown key": "unknown key 'retries'"}[fault]  # fmt: skip
+    (line,) = [x for x in out.stderr.splitlines() if said in x]
+    assert line.startswith("not carried over: ") and str(path) in line
+    assert "nothing was written" in out.stderr and not (home / "config.yaml").exists()

@@ -364,3 +364,33 @@ def test_importing_files_the_config_also_reads_in_place_is_noted(agents: Agents,
               cwd=tmp_path, env={"HOME": str(agents.user)})  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "hooks_sources: claude" in out.stderr and "runs twice" in out.stderr
+
+
+def test_an_entry_that_does_not_read_back_the_same_is_caught(
+    agents: Agents, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """The read-back check, shown on the fault import had: the exec form's ``args`` lost on the
+    way into config.yaml (the guard then ran bare ``python3`` with the payload as its program)."""
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import convert, hoist_global_options, hooks_group
+
+    agents.write_json(agents.project / ".claude" / "settings.json", {"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "python3",
+                                       "args": ["guard.py"], "required": True}]}]}})  # fmt: skip
+    faithful = convert.entry_of
+
+    def losing_args(hook: Any, target: Any) -> dict[str, Any]:
+        entry = faithful(hook, target)
+        entry["hooks"][0].pop("args")
+        return entry
+
+    monkeypatch.setattr(convert, "entry_of", losing_args)
+    home = tmp_path / "h"
+    argv = ["--home", str(home), "import", "--from", "claude", str(agents.project), "--write"]
+    result = CliRunner().invoke(hooks_group, hoist_global_options(argv))
+    assert result.exit_code == 1
+    settings = agents.project / ".claude" / "settings.json"
+    assert (f"not carried over: hooks.PreToolUse[0].hooks[0] in {settings}: the written entry "
+            "would not run as it does in its file (exec_args differ)") in result.output  # fmt: skip
+    assert "nothing was written" in result.output and not (home / "config.yaml").exists()
