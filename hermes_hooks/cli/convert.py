@@ -27,7 +27,7 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,6 @@ class Reading:
     #: Guards (hooks that can stop an action in their agent) that cannot be carried over.
     guards: list[str]
     project: Path
-    files: list[Path] = field(default_factory=list)
 
 
 def _reader(settings: Mapping[str, Any]) -> Reader:
@@ -94,7 +93,7 @@ def read(agent: str, path: Path, settings: Mapping[str, Any] | None = None) -> R
             read_settings_file(file, reader)
         else:
             readers.read_agent_file(agent, file, reader, project)
-    return Reading(reader.hooks, reader.problems, reader.guards, project, files)
+    return Reading(reader.hooks, reader.problems, reader.guards, project)
 
 
 def _under(path: Path, root: Path) -> bool:
