@@ -40,11 +40,12 @@ def cli(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedP
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
-def configure(agents: Agents, agent: str) -> Path:
-    """The agent's own file holding one guard on the shell tool; the file's path."""
+def configure(agents: Agents, agent: str, relative: bool = False) -> Path:
+    """The agent's own file holding one guard on the shell tool (its script named from the
+    project directory when ``relative``); the file's path."""
     p = agents.project
     guard = agents.script(p / "hooks" / "guard.py", GUARD)
-    command = f"AGENT={agent} {guard}"
+    command = f"AGENT={agent} {'hooks/guard.py' if relative else guard}"
     if agent == "gemini":
         return agents.write_json(p / ".gemini" / "settings.json", {"hooks": {"BeforeTool": [
             {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": command,
@@ -81,7 +82,12 @@ def test_import_round_trips(agents: Agents, agent: str):
     block = yaml.safe_load(out.stdout)["hooks"]
     (key,) = block
     (entry,) = block[key]
-    assert entry["protocol"] == ("claude-code" if agent == "claude" else agent)
+    if agent == "claude":  # a Claude Code handler is written as a matcher group of its own
+        assert entry["matcher"] == "Bash"
+        (entry,) = entry["hooks"]
+        assert "protocol" not in entry  # a group's handlers speak Claude Code's dialect
+    else:
+        assert entry["protocol"] == agent
     # The imported entries, alone in a config.yaml, decide as the original file did; and the
     # hook script reads the same payload as when the file was read in place.
     agents.home.mkdir(exist_ok=True)
@@ -106,20 +112,48 @@ def test_import_round_trips(agents: Agents, agent: str):
     assert {**row, **where} == {**original, **where}
 
 
+@pytest.mark.parametrize("agent", ["gemini", "codex", "cursor", "copilot", "claude"])
+def test_an_imported_relative_command_runs_from_the_project_anywhere(
+    agents: Agents, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    configure(agents, agent, relative=True)
+    expected = decisions(agents.load([agent]))  # from the project, where the agent runs it
+    assert expected == [("block", "no rm -rf"), (None, None)]
+    home = tmp_path / "imported"
+    out = cli("--home", str(home), "import", "--from", agent, str(agents.project), "--write",
+              cwd=agents.user, env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    imported = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    assert decisions(imported) == expected
+
+
 def test_import_file_write_and_guard_errors(agents: Agents):
+    good = {
+        "matcher": "write_file",
+        "hooks": [{"type": "command", "command": "true", "name": "fmt"}],
+    }
     settings = agents.write_json(agents.project / ".gemini" / "settings.json", {"hooks": {
-        "BeforeTool": [{"matcher": "write_file", "hooks": [{"type": "command", "command": "true",
-                                                            "name": "fmt"}]}],
+        "BeforeTool": [good],
         "BeforeToolSelection": [{"hooks": [{"type": "command", "command": "filter-tools"}]}],
         "AfterModel": [{"hooks": [{"type": "prompt", "prompt": "check"}]}],
     }})  # fmt: skip
     out = cli("--home", str(agents.home), "import", "--from", "gemini", str(settings), "--write",
               cwd=agents.project)  # fmt: skip
     assert out.returncode == 1
-    assert "Added 1 entry" in out.stdout
     assert "not carried over:" in out.stderr and "hook type 'prompt'" in out.stderr
     assert "error: guards that could not be carried over:" in out.stderr
-    assert "BeforeToolSelection" in out.stderr.split("error:")[1]
+    assert "BeforeToolSelection" in out.stderr.split("error: guards")[1]
+    # Nothing is written when anything cannot be carried over: no partial set of guards.
+    assert "nothing was written" in out.stderr and out.stdout == ""
+    assert not (agents.home / "config.yaml").exists()
+    agents.write_json(settings, {"hooks": {"BeforeTool": [good]}})
+    out = cli("--home", str(agents.home), "import", "--from", "gemini", str(settings), "--write",
+              cwd=agents.project)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "Added 1 entry" in out.stdout
     config = yaml.safe_load((agents.home / "config.yaml").read_text())
     assert config["hooks"]["BeforeTool"][0]["name"] == "fmt"
     again = cli("--home", str(agents.home), "import", "--from", "gemini", str(settings), "--write",
@@ -182,3 +216,40 @@ def test_import_keeps_a_gemini_sequential_group_sequential(agents: Agents):
     assert out.returncode == 0, out.stderr
     entries = yaml.safe_load(out.stdout)["hooks"]["BeforeTool"]
     assert [(e["name"], e.get("sequential")) for e in entries] == [("one", True), ("two", True)]
+
+
+AGENT_FILES = {
+    "gemini": (".gemini/settings.json", {}, "BeforeTool"),
+    "codex": (".codex/hooks.json", {}, "PreToolUse"),
+    "cursor": (".cursor/hooks.json", {"version": 1}, "beforeShellExecution"),
+    "copilot": (".github/hooks/guard.json", {"version": 1}, "preToolUse"),
+}
+
+
+@pytest.mark.parametrize("fault", ["malformed JSON", "unknown event", "unknown key"])
+@pytest.mark.parametrize("agent", sorted(AGENT_FILES))
+def test_each_agents_file_that_cannot_be_carried_fails_the_import(
+    agents: Agents, tmp_path: Path, agent: str, fault: str
+):
+    name, top, event = AGENT_FILES[agent]
+    path = agents.project / name
+    path.parent.mkdir(parents=True)
+    flat = agent in ("cursor", "copilot")
+    entry = {"bash" if agent == "copilot" else "command": "./guard.sh"}
+    if fault == "unknown key":
+        entry["retries"] = 3
+    item = entry if flat else {"hooks": [{"type": "command", **entry}]}
+    if fault == "malformed JSON":
+        path.write_text('{"hooks": {')
+    else:
+        written = event + ("Typo" if fault == "unknown event" else "")
+        path.write_text(json.dumps({**top, "hooks": {written: [item]}}))
+    home = tmp_path / "h"
+    out = cli("--home", str(home), "import", "--from", agent, str(agents.project), "--write",
+              cwd=tmp_path, env={"HOME": str(agents.user)})  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    said = {"malformed JSON": "JSON syntax error", "unknown event": f"event '{event}Typo'",
+            "unknown key": "unknown key 'retries'"}[fault]  # fmt: skip
+    (line,) = [x for x in out.stderr.splitlines() if said in x]
+    assert line.startswith("not carried over: ") and str(path) in line
+    assert "nothing was written" in out.stderr and not (home / "config.yaml").exists()

@@ -102,6 +102,9 @@ def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, e
     if kind == "mcp_tool":
         hook.kind, hook.options = "mcp_tool", options or {}
     hook.exec_args = exec_args
+    hook.place = here  # messages name the handler, not only its group
+    # The handler as written, in a group of its own (what `hermes hooks import` writes).
+    hook.entry = {**({"matcher": group["matcher"]} if "matcher" in group else {}), "hooks": [entry]}
     if not _handler_fields(reader, hook, info, entry, here):
         reader.hooks.remove(hook)
 

@@ -235,6 +235,7 @@ class Reader:
         elif self.flag(raw, "warm", where):
             self.warn(f"{where}: warm: true applies only with persistent: true; ignored")
         self.matcher(hook, info, raw.get("matcher"), where)
+        hook.entry = raw
         self.hooks.append(hook)
         return hook
 
@@ -259,6 +260,7 @@ class Reader:
         )  # fmt: skip
         hook.occurrence = info.claude_named(name)
         self.matcher(hook, info, raw.get("matcher"), where)
+        hook.entry = raw
         self.hooks.append(hook)
         return hook
 

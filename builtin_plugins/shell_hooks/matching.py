@@ -101,6 +101,10 @@ class ShellHook:
     #: Where the entry is, when that is not ``hooks.EVENT[INDEX]`` (a handler of a Claude Code
     #: group, a whole event's list).
     place: str | None = None
+    #: The configuration entry the hook was read from, in config.yaml's shape (a Claude Code
+    #: handler as a matcher group of its own, ``{matcher, hooks: [handler]}``; another agent's
+    #: entry as the reader converted it): what ``hermes hooks import`` writes.
+    entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> HookKey:
@@ -195,7 +199,9 @@ class ShellHook:
     def _condition_holds(self, kwargs: Mapping[str, Any]) -> bool:
         assert self.condition is not None
         cwd = resolve.current_dir()
-        project = os.environ.get("CLAUDE_PROJECT_DIR") or cwd
+        # The project the hook runs for: its entry's CLAUDE_PROJECT_DIR (an imported entry
+        # names its project), else the host's, else the working directory, as in static_env.
+        project = self.env.get("CLAUDE_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR") or cwd
         return self.condition.matches(
             kwargs.get("tool_name"), kwargs.get("args"), cwd=cwd, project=project
         )
