@@ -351,7 +351,7 @@ class Dispatcher:
             if answer is None:
                 continue
             answers.append(answer)
-            if stop:
+            if stop and answer_type.final(answer):
                 break
             if pipes is not None:
                 value = answer_type.piped(answer)

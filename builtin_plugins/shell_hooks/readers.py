@@ -329,12 +329,18 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
             files.append(path)
     project = Path(resolve.current_dir())
     chosen = sources(config, reader, origin)
-    if "claude" in chosen:  # Claude Code's own files, where Claude Code keeps them
-        from .claude_files import claude_files
+    from .claude_files import claude_files, project_settings
 
+    if "claude" in chosen:  # Claude Code's own files, where Claude Code keeps them
         files += [p for p in claude_files(project, reader.warn) if p.is_file() and p not in files]
+    # however it was named (hooks_settings_files too)
+    owned = {os.path.realpath(p) for p in project_settings(project)}
     for path in files:
+        before = len(reader.hooks)
         read_settings_file(path, reader)
+        if os.path.realpath(path) in owned:
+            for hook in reader.hooks[before:]:
+                hook.project = True
     for source in chosen:
         if source == "claude":
             continue
