@@ -211,3 +211,22 @@ def test_a_python_plugin_allow_does_not_end_permission_request(agents):
     assert cli(agents, "approve", "--all")[0] == 0
     answer = load(agents, hooks=hooks_config).permission_request(**ASKED)
     assert answer is not None and answer.action == "deny" and answer.source == "guard"
+
+
+def test_a_person_is_asked_about_a_project_prompt_hook(agents, llm):
+    from shell_helpers import shell_plugin
+
+    llm.script = [("reply", ALLOW)]
+    project_judge(agents)
+    hooks = load(agents)
+    questions: list[str] = []
+    shell_plugin(hooks).ask = lambda text: questions.append(text) or False
+    assert hooks.pre_tool_call(**RM).action == "block"  # a "no": unapproved, fail_closed
+    [question] = questions
+    assert "project's prompt hook" in question and "$OPENAI_BASE_URL" in question
+    assert str(agents.project / ".claude" / "settings.json") in question
+    assert llm.received == []
+    hooks = load(agents)
+    shell_plugin(hooks).ask = lambda text: True
+    assert hooks.pre_tool_call(**RM).action == "allow"
+    assert [r["status"] for r in rows(agents)] == ["active"]
