@@ -230,3 +230,19 @@ def test_a_person_is_asked_about_a_project_prompt_hook(agents, llm):
     shell_plugin(hooks).ask = lambda text: True
     assert hooks.pre_tool_call(**RM).action == "allow"
     assert [r["status"] for r in rows(agents)] == ["active"]
+
+
+def test_a_project_file_named_in_hooks_settings_files_is_still_the_projects(agents, llm):
+    llm.script = [("reply", ALLOW)]
+    project_judge(agents)
+    agents.home.mkdir(parents=True, exist_ok=True)
+    listed = {
+        "hooks_settings_files": [
+            str(agents.project / ".claude" / ".." / ".claude" / "settings.json")
+        ]
+    }
+    (agents.home / "config.yaml").write_text(yaml.safe_dump(listed))
+    hooks = hermes_hooks.load(agents.home, entry_points=False)
+    assert hooks.pre_tool_call(**RM).action == "block"  # unapproved, fail_closed: never allow
+    assert llm.received == []
+    assert [r["status"] for r in rows(agents)] == ["unapproved"]
