@@ -246,3 +246,27 @@ def test_a_project_file_named_in_hooks_settings_files_is_still_the_projects(agen
     assert hooks.pre_tool_call(**RM).action == "block"  # unapproved, fail_closed: never allow
     assert llm.received == []
     assert [r["status"] for r in rows(agents)] == ["unapproved"]
+
+
+def test_an_unapproved_project_prompt_hook_is_reported_once_on_stderr(agents, llm):
+    import subprocess
+    import sys
+
+    project_judge(agents)
+    agents.home.mkdir(parents=True, exist_ok=True)
+    (agents.home / "config.yaml").write_text(yaml.safe_dump({"hooks_sources": ["claude"]}))
+    code = (
+        "import hermes_hooks\n"
+        f"h = hermes_hooks.load({str(agents.home)!r}, entry_points=False)\n"
+        "for _ in range(3):\n"
+        "    d = h.pre_tool_call(tool_name='terminal', args={'command': 'rm -rf x'})\n"
+        "print(d.action)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "block"
+    said = [line for line in done.stderr.splitlines() if "not approved" in line]
+    assert len(said) == 1 and "hermes hooks approve" in said[0], done.stderr
+    assert "prompt judge-1" in said[0]
+    assert llm.received == []
