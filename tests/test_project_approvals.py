@@ -176,10 +176,24 @@ print(json.dumps({"action": "deny", "message": "the guard says no"}))
 """
 
 
-def _guard(agents: Agents) -> dict[str, Any]:
+CRASH = "import sys\nsys.stdout.write('Traceback: not JSON')\nsys.exit(1)\n"
+
+
+def _guard(agents: Agents, body: str = GUARD) -> dict[str, Any]:
     script = agents.project / "guard.py"
-    script.write_text(GUARD)
+    script.write_text(body)
     return {"command": f"python3 {script}", "fail_closed": True, "name": "guard"}
+
+
+def test_a_crashing_fail_closed_guard_beats_a_priority_100_allow(agents, llm):
+    llm.script = [("reply", ALLOW)] * 2
+    project_judge(agents, "PermissionRequest", priority=100)
+    hooks_config = {"permission_request": [_guard(agents, CRASH)]}
+    load(agents, hooks=hooks_config)
+    assert cli(agents, "approve", "--all")[0] == 0
+    answer = load(agents, hooks=hooks_config).permission_request(**ASKED)
+    assert answer is not None and answer.action == "deny" and answer.source == "guard", answer
+    assert len(llm.received) == 1  # the judge did answer allow
 
 
 def test_a_guard_deny_beats_an_approved_priority_100_allow(agents, llm):
