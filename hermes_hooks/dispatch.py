@@ -8,7 +8,7 @@ inside one ``try``, so an exception, a malformed answer or a bad typed answer co
 hook its answer (or, when it is ``fail_closed``, becomes the event's failed-closed form). Two
 step shapes, chosen from the answer type: independent hooks (every hook runs on the same
 arguments, awaitables resolved together) and a pipeline (each hook sees what the previous piped;
-a ``firstresult`` event stops at the first answer).
+a ``firstresult`` event stops at the first answer its type calls final: ``AnswerType.final``).
 
 The async API runs this same driver in a worker thread, with async hooks scheduled on the
 caller's event loop: a sync hook or a shell hook never blocks the loop, and there is no second,
@@ -351,7 +351,7 @@ class Dispatcher:
             if answer is None:
                 continue
             answers.append(answer)
-            if stop:
+            if stop and answer_type.final(answer):
                 break
             if pipes is not None:
                 value = answer_type.piped(answer)

@@ -29,6 +29,18 @@ KIND_TEXT = {
 }
 
 
+def kind_text(info: catalogue.EventInfo) -> str:
+    """The kind of ``info``'s event in words; a ``first`` event whose answer type ranks its
+    answers (``AnswerType.final``) stops only at an answer nothing later can outrank."""
+    from .answers.base import AnswerType
+
+    if info.kind == "first" and type(info.answer).final is not AnswerType.final:
+        return (
+            "first: the firing stops at the first answer no later one could outrank (see Combining)"
+        )
+    return KIND_TEXT[info.kind]
+
+
 _PARAM = re.compile(r":param (\w+):")
 _ROLE = re.compile(r":(?:class|func|meth):`~?([\w.]+)`")
 
@@ -134,7 +146,7 @@ def render_events_md() -> str:
             signature_of(info),
             "```",
             "",
-            f"Kind: **{KIND_TEXT[info.kind]}**.",
+            f"Kind: **{kind_text(info)}**.",
         ]
         if info.aliases:
             out.append(

@@ -67,8 +67,9 @@ def permission_request(
     ``updatedInput``), which the host uses in place of the ones it asked about.
     Claude Code's ``{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny",
     "message": str}}}`` is accepted, and its top-level ``{"decision": "deny"|"block",
-    "reason": str}`` as a deny (an allow must use one of the shapes above). Combining: stops at the first valid answer (pluggy
-    ``firstresult``).
+    "reason": str}`` as a deny (an allow must use one of the shapes above). Combining: a deny
+    beats an allow whatever the call order (``priority``, ``tryfirst``): the firing stops at
+    the first deny; an allow answers only when no hook denies.
 
     Example::
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -149,3 +149,22 @@ def venvs(expensive: None, tmp_path_factory: pytest.TempPathFactory) -> Any:
 def editable_venv(venvs: Any) -> Any:
     """This repository installed editable with pytest and pip (``VenvPool.editable``)."""
     return venvs.editable()
+
+
+@pytest.fixture
+def otel_spans() -> Iterator[Any]:
+    """An in-memory exporter of OpenTelemetry spans. The SDK lets a process set its tracer
+    provider once, so every test that reads spans adds its exporter to that one provider."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    provider = trace.get_tracer_provider()
+    if not isinstance(provider, TracerProvider):
+        provider = TracerProvider()
+        trace.set_tracer_provider(provider)
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield exporter
+    exporter.shutdown()

@@ -593,16 +593,8 @@ def test_trace_file_writes_receipts_without_payloads_unless_asked(tmp_path):
         assert ("payload" in by_hook["guard"]) is payloads
 
 
-def test_opentelemetry_gets_a_span_per_event_and_per_hook(tmp_path):
-    from opentelemetry import trace
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(provider)
+def test_opentelemetry_gets_a_span_per_event_and_per_hook(tmp_path, otel_spans):
+    exporter = otel_spans
     hooks = Hooks(home=tmp_path, config={"otel": True})
     hooks.register(plugin(pre_tool_call=block("nope")), "guard")
     hooks.pre_tool_call(tool_name="terminal", args={}, session_id="s1")

@@ -222,3 +222,34 @@ def test_trace_receipts_redact_what_hooks_answer_and_raise(home):
     mine = [r for r in receipts if r["hook"] == "leaky"]
     assert {r["outcome"] for r in mine} == {"answered", "failed"}
     assert "sk-ant-api03-Z" not in text and "[REDACTED:" in text
+
+
+def test_trace_lines_on_stderr_hold_no_secret(home, monkeypatch, capsys):
+    # HERMES_HOOKS_TRACE=1 prints one line per hook run with its decision: redacted too.
+    class Leaky:
+        @hermes_hooks.hookimpl
+        def pre_tool_call(self):
+            return {"action": "block", "message": f"saw {SECRET}"}
+
+    monkeypatch.setenv("HERMES_HOOKS_TRACE", "1")
+    hooks = _load(home, {"redact_secrets": True})
+    hooks.register(Leaky(), "leaky")
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    err = capsys.readouterr().err
+    assert "leaky" in err and "[REDACTED:" in err
+    assert "sk-ant-api03-Z" not in err
+
+
+def test_opentelemetry_spans_hold_no_secret(home, otel_spans):
+    class Leaky:
+        @hermes_hooks.hookimpl
+        def pre_tool_call(self):
+            return {"action": "block", "message": f"saw {SECRET}"}
+
+    hooks = _load(home, {"redact_secrets": True, "otel": True})
+    hooks.register(Leaky(), "leaky")
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    spans = otel_spans.get_finished_spans()
+    shown = json.dumps([dict(s.attributes or {}) for s in spans], default=str)
+    assert "hermes_hooks hook leaky" in {s.name for s in spans}
+    assert "[REDACTED:" in shown and "sk-ant-api03-Z" not in shown

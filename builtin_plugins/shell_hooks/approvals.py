@@ -91,6 +91,17 @@ def interactive() -> bool:
 def question(hook: ShellHook, state: Consent) -> str:
     """The question that asks a person to approve ``hook`` (every field shown escaped: a
     command must not repaint itself as something else)."""
+    if not hook.runs_code:  # an http or prompt hook of a project's file
+        options = hook.options
+        to = options.get("url") or options.get("base_url") or "$OPENAI_BASE_URL (the environment's)"
+        text = Question(
+            f"\nA project's {hook.kind} hook wants to answer {shown(hook.event)} for you (an "
+            "allow skips your approval prompt):\n"
+            f"  event:   {shown(hook.event)}\n  hook:    {shown(hook.command)}\n"
+            f"  matcher: {shown(hook.matcher or '(every call)')}\n  sends the payload to: "
+            f"{shown(str(to))}\n  from:    {shown(hook.where)}\nAllow it? [y/N] "
+        )
+        return text
     scripts = ", ".join(shown(s) for s in state.scripts) or "(none)"
     if state.unpinned:
         scripts += "\n  UNPINNED: " + shown(state.unpinned)
@@ -136,20 +147,33 @@ class Approvals:
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
         """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
-        if not hook.runs_code:
-            # No code runs here: the only gate is the URL allow-list its entry was checked
-            # against (builtin_plugins/shell_hooks/kinds.py).
-            refused = hook.options.get("refused")
-            return Consent("refused" if refused else "active", refused, None, None, ())
+        refused = hook.options.get("refused")
+        if refused:  # a URL outside allowed_http_hook_urls: no approval lets the payload go
+            return Consent("refused", refused, None, None, ())
+        if not hook.needs_approval:
+            # An http or prompt hook of the user's own config: no code runs here, and the URL
+            # allow-list its entry was checked against is its gate (kinds.py).
+            return Consent("active", None, None, None, ())
         env = env if env is not None else self._static_env(hook)
         pins = hook.pins(env)
         scripts = pins.files
         digest = consent.digest_of(scripts)
+        entries = self.allowlist.entries()
         candidates = [
             e
-            for e in self.allowlist.entries()
+            for e in entries
             if e.get("command") == hook.command and self._event_of(e.get("event")) == hook.event
         ]
+        if not candidates and not hook.runs_code:
+            # an http or prompt entry approved where it stands, edited since (its label holds
+            # the prompt and model, so the edit is a new command): changed, not new
+            before = [e for e in entries if e.get("place") == hook.where
+                      and self._event_of(e.get("event")) == hook.event]  # fmt: skip
+            if before:
+                detail = (f"its {'url' if hook.kind == 'http' else 'prompt or model'} changed "
+                          f"since approval (approved: {shown(str(before[-1].get('command')))}); "
+                          "review it and approve it again")  # fmt: skip
+                return Consent("changed", detail, before[-1], digest, scripts)
         if not candidates:
             why = "not approved yet" + (f" (unpinned: {pins.unpinned})" if pins.unpinned else "")
             return Consent("unapproved", why, None, digest, scripts, pins.unpinned)
@@ -167,6 +191,9 @@ class Approvals:
         if entry.get("binding") not in (None, hook.binding):
             detail = (
                 "its protocol, env, working_dir or pin changed since approval; approve it again"
+                if hook.runs_code
+                else f"its {'url, headers' if hook.kind == 'http' else 'base_url, model, prompt'}"
+                " or protocol changed since approval; review it and approve it again"
             )
             return Consent("changed", detail, entry, digest, scripts, pins.unpinned)
         if pins.unpinned and entry.get("unpinned") is not True:
@@ -236,7 +263,7 @@ class Approvals:
         records = []
         done = []
         for hook in hooks:
-            if not hook.runs_code:
+            if not hook.needs_approval:
                 continue  # nothing to approve: see consent()
             state = self.consent(hook)
             if state.unpinned and not unpinned:
@@ -244,6 +271,8 @@ class Approvals:
             script = state.scripts[0] if state.scripts else None
             rec = consent.record(hook.event, hook.command, hook.matcher, state.digest, script)
             rec["binding"] = hook.binding
+            if not hook.runs_code:
+                rec["place"] = hook.where  # an edit of the entry is then 'changed' (consent())
             if state.unpinned:
                 rec["unpinned"] = True
             records.append(rec)
@@ -262,7 +291,7 @@ class Approvals:
 
     def startup(self, hooks: Sequence[ShellHook]) -> None:
         """At load: approve everything when told to, else warn once about unapproved hooks."""
-        pending = [h for h in hooks if h.runs_code and self.consent(h).status != "active"]
+        pending = [h for h in hooks if h.needs_approval and self.consent(h).status != "active"]
         if not pending:
             return
         if self.accept:

@@ -22,10 +22,16 @@ def user_dir() -> Path:
     return Path(configured) if configured else Path(os.path.expanduser("~")) / ".claude"
 
 
+def project_settings(project: Path) -> list[Path]:
+    """The project's own settings files, shared and local: whoever wrote the repository wrote
+    them, so every hook in them needs an approval (``ShellHook.project``)."""
+    folder = project / ".claude"
+    return [folder / "settings.json", folder / "settings.local.json"]
+
+
 def settings_files(project: Path) -> list[Path]:
     """The settings files, user-wide first, then the project's shared and local ones."""
-    folder = project / ".claude"
-    return [user_dir() / "settings.json", folder / "settings.json", folder / "settings.local.json"]
+    return [user_dir() / "settings.json", *project_settings(project)]
 
 
 def _json(path: Path) -> Any:

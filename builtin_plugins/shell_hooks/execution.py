@@ -276,11 +276,11 @@ class Runner:
         (``run`` then says why)."""
         hook = run.hook
         env = self.environment(info, hook, kwargs, cwd, base)
-        typed = not hook.runs_code  # http, prompt: no process, no approval (kinds.py)
+        typed = not hook.runs_code  # http, prompt: no process (kinds.py)
         state = (
-            self.approvals.consent(hook, env)
-            if force or typed
-            else self.approvals.permit(hook, env)
+            self.approvals.permit(hook, env)
+            if hook.needs_approval and not force
+            else self.approvals.consent(hook, env)
         )
         run.status, run.detail, run.digest = state.status, state.detail, state.digest
         if state.status != "active" and not force:

@@ -6,8 +6,10 @@ it runs (a transport of :class:`~.execution.Runner`) and what ``hermes hooks doc
 - ``http`` (:mod:`.remote`): the payload POSTed to an allow-listed URL; the body is the answer.
 - ``prompt`` (:mod:`.judge`): an LLM judge over an OpenAI-compatible endpoint.
 
-Consent: neither runs code on this machine, so neither needs ``hermes hooks approve``; both
-send the payload out, so a URL the entry names must match ``allowed_http_hook_urls``.
+Consent: both send the payload out, so a URL the entry names must match
+``allowed_http_hook_urls``. Neither runs code on this machine, so one from the user's own config
+needs no ``hermes hooks approve``; one read from a project's file does (``ShellHook.
+needs_approval``): its answer decides approvals, and nobody who runs the agent wrote it.
 """
 
 from __future__ import annotations
@@ -41,12 +43,23 @@ def read(
     settings: Mapping[str, Any],
     info: EventInfo,
 ) -> tuple[str, dict[str, Any]] | None:
-    """The command label and options of an entry of ``kind`` (``None``: skipped, reported)."""
+    """The command label and options of an entry of ``kind`` (``None``: skipped, reported).
+
+    ``options["pinned"]`` holds the entry's own keys of its kind as read (an http hook's url,
+    headers and variables; a prompt hook's prompt, model, base_url and key variable): what an
+    approval of the hook covers (``ShellHook.binding``), so an edit makes it ``changed``."""
     from . import judge, remote
 
-    if kind == "http":
-        return remote.read(raw, where, warn, settings)
-    return judge.read(raw, where, warn, settings, info)
+    module = remote if kind == "http" else judge
+    read = (
+        remote.read(raw, where, warn, settings)
+        if kind == "http"
+        else judge.read(raw, where, warn, settings, info)
+    )
+    if read is not None:
+        options = read[1]
+        options["pinned"] = {k: options[k] for k in module.KEYS if k in options}
+    return read
 
 
 def default_timeout(kind: str) -> float:

@@ -105,6 +105,9 @@ class ShellHook:
     #: handler as a matcher group of its own, ``{matcher, hooks: [handler]}``; another agent's
     #: entry as the reader converted it): what ``hermes hooks import`` writes.
     entry: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
+    #: Read from a project's own file (``.claude/settings.json`` of the working directory):
+    #: whoever wrote the repository wrote it, so whatever its kind it runs only once approved.
+    project: bool = False
 
     @property
     def key(self) -> HookKey:
@@ -149,9 +152,17 @@ class ShellHook:
     @property
     def runs_code(self) -> bool:
         """Whether something on this machine runs for it (a command, a warm worker, an MCP tool
-        call the host makes), so it needs an approval; an http or prompt hook only sends data,
-        and its URL allow-list is its gate."""
+        call the host makes); an http or prompt hook only sends data."""
         return self.kind not in REMOTE_KINDS and self.kind != UNREADABLE
+
+    @property
+    def needs_approval(self) -> bool:
+        """Whether it runs only once approved (``hermes hooks approve``): every hook that runs
+        code, and an http or prompt hook read from a project's file. An http or prompt hook of
+        the user's own config (config.yaml, the home's ``settings.json``, the user's Claude Code
+        settings) has the URL allow-list as its gate; one a repository brings would otherwise
+        decide (an ``allow`` skips the host's approval prompt) with nobody's consent."""
+        return self.runs_code or (self.project and self.kind in REMOTE_KINDS)
 
     @property
     def approve_command(self) -> str:
@@ -160,9 +171,9 @@ class ShellHook:
 
     @property
     def remedy(self) -> str:
-        """How to let the hook run when it is not allowed to: approve a command; an http or
-        prompt hook says what its entry needs (its URL allow-listed)."""
-        if self.runs_code:
+        """How to let the hook run when it is not allowed to: approve it; an http or prompt
+        hook whose URL is refused says what its entry needs (its URL allow-listed)."""
+        if self.needs_approval and not self.options.get("refused"):
             return f"approve it: {self.approve_command}"
         return str(self.options.get("remedy") or "fix its entry")
 
@@ -235,8 +246,9 @@ class ShellHook:
         (:mod:`hermes_hooks.pinning`)."""
         cwd = self.cwd(env) or resolve.current_dir()
         extra = pinning.files_in([consent.expand(p, env) for p in self.pin], cwd)
-        if self.kind == "mcp_tool":
-            # Nothing on disk runs: the approval covers the entry (server, tool, input).
+        if self.kind == "mcp_tool" or self.kind in REMOTE_KINDS:
+            # Nothing on disk runs: the approval covers the entry (server, tool, input; url,
+            # prompt, model, base_url: ``binding``).
             return pinning.Pins(None, tuple(extra))
         if self.protocol != wire.HERMES and self.exec_args is None:
             return pinning.of_shell(self.command, cwd, env, extra)
@@ -267,6 +279,8 @@ class ShellHook:
             bound["args"] = list(self.exec_args)
         if self.kind == "mcp_tool":
             bound["mcp_tool"] = self.options
+        elif self.kind in REMOTE_KINDS:  # where the payload goes and what is asked there
+            bound[self.kind] = self.options.get("pinned")
         text = json.dumps(bound, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 

@@ -297,6 +297,14 @@ def sources(config: Mapping[str, Any], reader: Reader, origin: str) -> list[str]
     return chosen
 
 
+def _real(path: Path) -> str | None:
+    """``path`` with its links resolved (``None`` for a name the OS refuses: a NUL byte)."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
 def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     """Every shell hook the config declares: ``hooks:`` of config.yaml, then ``settings.json``
     files (``<home>/settings.json`` and ``hooks_settings_files``), then the other agents'
@@ -329,12 +337,18 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
             files.append(path)
     project = Path(resolve.current_dir())
     chosen = sources(config, reader, origin)
-    if "claude" in chosen:  # Claude Code's own files, where Claude Code keeps them
-        from .claude_files import claude_files
+    from .claude_files import claude_files, project_settings
 
+    if "claude" in chosen:  # Claude Code's own files, where Claude Code keeps them
         files += [p for p in claude_files(project, reader.warn) if p.is_file() and p not in files]
+    # however it was named (hooks_settings_files too)
+    owned = {_real(p) for p in project_settings(project)} - {None}
     for path in files:
+        before = len(reader.hooks)
         read_settings_file(path, reader)
+        if _real(path) in owned:
+            for hook in reader.hooks[before:]:
+                hook.project = True
     for source in chosen:
         if source == "claude":
             continue

@@ -52,6 +52,11 @@ class AnswerType:
         """The normalised answers of one firing, in call order, as the event's result."""
         return answers[0] if answers else self.neutral(kwargs)
 
+    def final(self, answer: Any) -> bool:
+        """On a ``first`` event: whether ``answer`` ends the firing (no later hook could
+        outrank it, so the rest are not asked). Every answer, unless the type ranks them."""
+        return True
+
     def neutral(self, kwargs: Mapping[str, Any]) -> Any:
         """The result when no hook answered (:attr:`neutral_value`, an immutable value)."""
         return self.neutral_value

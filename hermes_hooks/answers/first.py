@@ -4,6 +4,7 @@ Answers of the ``first`` events (pluggy ``firstresult``): the first valid answer
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..results import (
@@ -35,14 +36,18 @@ class PermissionAnswers(AnswerType):
     """``permission_request``: ``{"action": "allow"|"deny", "scope", "message", "args"}``, Claude
     Code ``hookSpecificOutput.decision.behavior`` (with ``updatedInput``), Claude Code's
     top-level ``{"decision": "deny"|"block", "reason"}`` (a deny only); a
-    :class:`~hermes_hooks.PermissionAnswer`. A block (exit 2, ``fail_closed``) is a deny."""
+    :class:`~hermes_hooks.PermissionAnswer`. A block (exit 2, ``fail_closed``) is a deny.
+
+    Combining: a deny beats an allow whatever the order (``priority``, ``tryfirst``): the first
+    deny in call order answers, else the first allow. An allow does not end the firing (the
+    hooks after it are still asked, a guard among them may deny); a deny does."""
 
     kind = "first"
     result = PermissionAnswer
-    summary = "PermissionAnswer (first valid answer)"
+    summary = "PermissionAnswer (deny > allow, whatever the order)"
     failure = (
-        "the hook is skipped and the next one (or the human) answers; with ``fail_closed``, a deny "
-        "naming the failed hook."
+        "the hook is skipped and the others (or the human) answer; with ``fail_closed``, a deny "
+        "naming the failed hook, which no allow outranks."
     )
     guards_actions = True
     vocabulary = Vocabulary(
@@ -86,6 +91,14 @@ class PermissionAnswers(AnswerType):
 
     def blocked(self, message: str, source: str | None) -> Any:
         return PermissionAnswer(action="deny", message=message or None, source=source)
+
+    def final(self, answer: Any) -> bool:
+        return isinstance(answer, PermissionAnswer) and answer.action == "deny"
+
+    def combine(self, answers: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+        if not answers:
+            return self.neutral(kwargs)
+        return next((a for a in answers if self.final(a)), answers[0])
 
 
 class VerifyAnswers(AnswerType):

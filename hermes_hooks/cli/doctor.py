@@ -105,7 +105,11 @@ def _shell(hooks: Hooks, source: ShellHooks) -> list[Check]:
             pinned = f" (sha256 {verdict.digest[:12]}… unchanged)" if verdict.digest else ""
             lines.append((True, "approved" + pinned))
         else:
-            fix = hook.approve_command if hook.runs_code else hook.remedy
+            fix = (
+                hook.approve_command
+                if hook.needs_approval and verdict.status != "refused"
+                else hook.remedy
+            )
             lines.append((False, f"{verdict.status}: {verdict.detail}; {fix}"))
         if verdict.status == "active" and why is None:
             run = source.execute(info, payload_for(info)[0], [hook], force=True, foreground=True)[0]
