@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..terminal import echo, shown
 from . import _logging
 from .listing import print_table
 
@@ -89,7 +90,7 @@ def snapshots_cmd(as_json: bool, repo: str | None) -> None:
 
 def _show(verb: str, paths: list[str]) -> None:
     for path in paths[:SHOWN]:
-        click.echo(f"  {verb:<10}{path}", err=True)
+        echo(f"  {verb:<10}{path}", err=True)
     if len(paths) > SHOWN:
         click.echo(f"  … and {len(paths) - SHOWN} more to {verb.strip()}", err=True)
 
@@ -128,13 +129,23 @@ def restore_cmd(state: Any, snapshot_id: str, yes: bool, repo: str | None) -> No
             click.echo("Not restored.", err=True)
             sys.exit(1)
     try:
-        before = shadow.restore(plan)
+        done = shadow.restore(plan)
     except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
-        raise click.ClickException(f"restore failed part-way: {exc}") from exc
+        raise click.ClickException(shown(f"restore failed: {exc}")) from exc
+    written = set(done.written)
+    overwritten = sum(1 for path in plan.overwrite if path in written)
+    created = sum(1 for path in plan.create if path in written)
     click.echo(
-        f"Restored snapshot {plan.target[:12]}: {len(plan.overwrite)} overwritten, "
-        f"{len(plan.create)} created, {len(plan.delete)} deleted."
+        f"Restored snapshot {plan.target[:12]}: {overwritten} overwritten, {created} created, "
+        f"{len(done.deleted)} deleted"
+        + (f"; {len(done.refused)} left alone." if done.refused else ".")
     )
-    if before:
-        click.echo(f"The work tree as it was is snapshot {before[:12]} "
-                   f"(`hermes hooks restore {before[:12]}` undoes this).")  # fmt: skip
+    if done.before:
+        click.echo(f"The work tree as it was is snapshot {done.before[:12]} "
+                   f"(`hermes hooks restore {done.before[:12]}` undoes this).")  # fmt: skip
+    if done.refused:
+        echo("Left alone, changed since the plan was shown or not allowed:", err=True)
+        for path, why in done.refused:
+            echo(f"  {path}: {why}" if path else f"  writing files: {why}", err=True)
+        echo("Check these paths yourself, then run the restore again.", err=True)
+        sys.exit(1)
