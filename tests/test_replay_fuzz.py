@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_hooks.cli import hoist_global_options, hooks_group
+from tests.conftest import write_plugin
 
 CORPUS = Path(__file__).parent / "data" / "replay" / "malformed"
 EXPECTED: dict[str, dict[str, Any]] = yaml.safe_load((CORPUS / "expected.yaml").read_text())
@@ -51,10 +52,24 @@ def assert_bad_input(result: Result, path: Path, where: str | None) -> None:
     assert not RAW.search(result.output), result.output
 
 
+#: A plugin that blocks every tool call with a message quoting its arguments: what a recording
+#: holds comes back through a hook's answer into the timeline and the summary.
+ECHOING_GUARD = """
+from hermes_hooks import hookimpl
+
+@hookimpl
+def pre_tool_call(tool_name, args):
+    return {"action": "block", "message": f"refused {tool_name} {args}"}
+"""
+
+
 @pytest.fixture(scope="module")
 def empty_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home whose one hook echoes the recording back (the name is kept from when it had
+    none)."""
     home = tmp_path_factory.mktemp("home")
     (home / "plugins").mkdir()
+    write_plugin(home, "echoing", ECHOING_GUARD)
     return home
 
 
@@ -71,6 +86,7 @@ def test_each_file_of_the_malformed_corpus(name, empty_home):
         json.loads(json_result.stdout)  # escaped, and still the same JSON
         return
     assert_bad_input(result, path, want["where"])
+    assert "Replaying" not in result.stdout  # a bad record stops it before anything fires
 
 
 def test_the_corpus_covers_every_format_and_each_file_is_listed():
@@ -85,6 +101,8 @@ def test_escapes_in_a_good_recording_are_shown_escaped(empty_home):
     result = replay_cli(empty_home, str(CORPUS / "ours-escapes-in-valid-strings.jsonl"))
     assert result.exit_code == 0
     assert "user: \\x1b]0;owned\\x07\\x1b[2J\\x9b31m\\u202e" in result.stdout
+    # the guard's block message quotes the arguments: the summary shows it escaped too
+    assert "refused \\x1b]0;owned\\x07" in result.stdout and "blocked: 1" in result.stdout
 
 
 @pytest.mark.parametrize(

@@ -568,3 +568,13 @@ def test_a_snapshot_whose_commit_is_garbage_is_reported(home, repo):
     out = cli("restore", snap[:12], "--yes", cwd=repo)
     assert out.returncode == 1 and "Traceback" not in out.stderr and out.stderr.startswith("Error:")
     assert (repo / "a.txt").read_text() == "keep\n"
+
+
+def test_the_plan_shows_file_names_escaped(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    (repo / "evil\x1b]0;owned\x07\x1b[2J.txt").write_text("made since\n")
+    out = cli("restore", snap, "--yes", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert "delete    evil\\x1b]0;owned\\x07\\x1b[2J.txt" in out.stderr
+    assert "\x1b" not in out.stderr + out.stdout

@@ -112,11 +112,11 @@ def restore_cmd(state: Any, snapshot_id: str, yes: bool, repo: str | None) -> No
     try:
         plan = shadow.plan(snapshot_id, _size_limit(state))
     except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(shown(str(exc))) from exc
     if plan.empty:
-        click.echo(f"{shadow.repo} already matches snapshot {plan.target[:12]}; nothing to do.")
+        echo(f"{shadow.repo} already matches snapshot {plan.target[:12]}; nothing to do.")
         return
-    click.echo(f"Restoring snapshot {plan.target[:12]} into {shadow.repo} will:", err=True)
+    echo(f"Restoring snapshot {plan.target[:12]} into {shadow.repo} will:", err=True)
     _show("overwrite", plan.overwrite)
     _show("create", plan.create)
     _show("delete", plan.delete)
