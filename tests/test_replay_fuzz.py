@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import sqlite3
 import subprocess
@@ -110,10 +111,11 @@ def test_escapes_in_a_good_recording_are_shown_escaped(empty_home):
     [
         (lambda p: p.mkdir(), None),  # a directory instead of a file
         (lambda p: None, None),  # no file at all
+        (lambda p: os.mkfifo(p), None),  # a FIFO: refused, never read (it would block)
         (lambda p: p.write_bytes(b'{"type": "user", "text": "' + b"x" * 5_000_000), ":1:"),
         (lambda p: p.write_bytes(b'{"type": "user", "text": "x"}\n' + b"[" * 200_000), ":2:"),
     ],
-    ids=["directory", "missing", "huge-truncated-line", "deep-nesting"],
+    ids=["directory", "missing", "fifo", "huge-truncated-line", "deep-nesting"],
 )
 def test_files_that_are_no_recording(tmp_path, empty_home, make, where):
     path = tmp_path / f"odd{ESC}.jsonl"  # the file's own name is shown escaped too

@@ -137,14 +137,18 @@ def _result_text(where: Where, row: Mapping[str, Any], key: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _why(exc: json.JSONDecodeError) -> str:
-    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+def _why(exc: BaseException) -> str:
+    """Why ``json.loads`` failed: where (a syntax error), or what (nesting, a number too long
+    for Python, which ``json`` reports as a plain ``ValueError``)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).split(";")[0]
 
 
-def _read_text(path: Path) -> str:
-    """The recording's text: UTF-8 (a byte-order mark is dropped), lines split on ``\\n``
-    only."""
-    data = _read_bytes(path)
+def _decode(path: Path, data: bytes) -> str:
+    """The recording's text: UTF-8 (a byte-order mark is dropped)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -161,6 +165,8 @@ def _read_text(path: Path) -> str:
 def _read_bytes(path: Path) -> bytes:
     if path.is_dir():
         raise FormatError(f"{path}: is a directory; expected a recording file (docs/replay.md)")
+    if path.exists() and not path.is_file():
+        raise FormatError(f"{path}: not a regular file; expected a recording file")
     try:
         return path.read_bytes()
     except FileNotFoundError:
@@ -179,12 +185,10 @@ def _json_lines(path: Path, text: str) -> list[tuple[Where, dict[str, Any]]]:
         where = Where(path, str(number))
         try:
             value = json.loads(line)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:
             raise where.error(
                 f"not JSON ({_why(exc)}); expected one JSON object per line"
             ) from None
-        except RecursionError:
-            raise where.error("JSON nested too deeply; expected one JSON object per line") from None
         if not isinstance(value, dict):
             raise where.error(f"a line is {_found(value)}; expected one JSON object per line")
         rows.append((where, value))
@@ -435,9 +439,10 @@ def read_session(path: Path, session_id: str | None = None) -> Session:
     """Read a recording, detecting its format. A record that is not as its format says stops
     the reading: :class:`FormatError` names the file, the line (or message) and what was
     expected."""
-    if _read_bytes(path)[:16] == b"SQLite format 3\x00":
+    data = _read_bytes(path)
+    if data[:16] == b"SQLite format 3\x00":
         return read_hermes_db(path, session_id)
-    text = _read_text(path)
+    text = _decode(path, data)
     body = text.strip()
     if not body:
         raise FormatError(f"{path}: empty; expected a recording (docs/replay.md)")
@@ -445,18 +450,17 @@ def read_session(path: Path, session_id: str | None = None) -> Session:
         # a JSON document over several lines is a Hermes Agent snapshot; JSON lines are not one
         try:
             doc = json.loads(body)
-        except json.JSONDecodeError as exc:
-            first = body.split("\n", 1)[0]
+        except (ValueError, RecursionError) as exc:
             try:
-                json.loads(first)
+                json.loads(body.split("\n", 1)[0])
             except (ValueError, RecursionError):
-                line = text[: text.index(body)].count("\n") + exc.lineno
+                where = f"{path}"  # where json cannot say where: the whole document
+                if isinstance(exc, json.JSONDecodeError):
+                    where += f":{text[: text.index(body)].count(chr(10)) + exc.lineno}"
                 raise FormatError(
-                    f"{path}:{line}: not JSON ({_why(exc)}); expected a "
+                    f"{where}: not JSON ({_why(exc)}); expected a "
                     "Hermes Agent session snapshot or one JSON object per line"
                 ) from None
-        except RecursionError:
-            raise FormatError(f"{path}: JSON nested too deeply; expected a recording") from None
         else:
             if isinstance(doc, dict) and "messages" in doc:
                 return read_hermes_json(path, doc)
