@@ -329,3 +329,33 @@ def test_generated_damage_never_gives_a_traceback(case, empty_home, tmp_path_fac
             + r"(:\d+: |: messages\[\d+\]: |: the session: |: empty|: one JSON)"
         )
         assert re.match(r"Error: " + named, message), message
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("{call: 1, action: block}", "expected a list"),
+        ("[[1, block]]", "expectation 1: expected a mapping"),
+        ("[{call: [1], action: block}]", "expectation 1: call is [1]; expected a call number"),
+        ("[{call: 0, action: block}]", "call is 0"),
+        ("[{call: true, action: block}]", "call is True"),
+        ("[{id: c1, call: 1, action: block}]", "exactly one of call"),
+        ("[{id: [c1], action: block}]", "id is ['c1']"),
+        ("[{call: 1, actoin: block}]", "unknown key 'actoin'"),
+        ("[{call: 1}]", "no action; expected action: block, approve, allow or null"),
+        ("[{call: 1, action: deny}]", "action is 'deny'; expected block, approve, allow"),
+        ("[{call: 1, action: {a: b}}]", "action is {'a': 'b'}"),
+        ('[{call: 1, action: block}, {id: "\\e[2J", action: [x]}]', "expectation 2: action"),
+        ("[{call: 1, action: block", "expected"),  # not YAML
+    ],
+)
+def test_a_malformed_expectations_file_exits_2_before_replaying(
+    tmp_path, empty_home, text, problem
+):
+    expect = tmp_path / "expect.yaml"
+    expect.write_text(text)
+    result = replay_cli(empty_home, str(CORPUS / "ours-crlf.jsonl"), "--expect", str(expect))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"Error: {expect}") and problem in result.stderr, result.stderr
+    assert "Replaying" not in result.stdout and not RAW.search(result.output)

@@ -152,11 +152,12 @@ def replay_cmd(
         session = read_session(Path(file), session_id)
     except FormatError as exc:
         raise BadRecording(str(exc)) from None
+    expected = _expectations(Path(expect_file)) if expect_file else None
     result = replay(_load(state, _adhoc(adhoc)), session)
     summary = result.summary()
     problems: list[str] = []
-    if expect_file:
-        problems = compare(result, _expectations(Path(expect_file)))
+    if expected is not None:
+        problems = compare(result, expected)
     if as_json:
         doc = {
             "firings": [
@@ -194,6 +195,12 @@ def _expectations(path: Path) -> list[dict[str, Any]]:
     data, error = read_yaml(path)  # YAML is a superset of JSON
     if error:
         raise BadRecording(error)
-    if not isinstance(data, list) or not all(isinstance(i, dict) for i in data):
+    if not isinstance(data, list):
         raise BadRecording(f"{path}: expected a list of {{call|id, action}} mappings")
+    from hermes_hooks.replay.runner import expectation_problem
+
+    for number, item in enumerate(data, start=1):
+        problem = expectation_problem(item)
+        if problem:
+            raise BadRecording(f"{path}: expectation {number}: {problem}")
     return data
