@@ -578,3 +578,11 @@ def test_the_plan_shows_file_names_escaped(home, repo):
     assert out.returncode == 0, out.stderr
     assert "delete    evil\\x1b]0;owned\\x07\\x1b[2J.txt" in out.stderr
     assert "\x1b" not in out.stderr + out.stdout
+
+
+def test_snapshots_lists_session_and_tool_names_escaped(home, repo):
+    hooks = load(home)
+    hooks.pre_tool_call(tool_name="tool\x1b[2J", args={}, session_id="s\x1b]0;owned\x07")
+    out = cli("snapshots", cwd=repo)
+    assert out.returncode == 0 and "tool\\x1b[2J" in out.stdout
+    assert "s\\x1b]0;owned\\x07" in out.stdout and "\x1b" not in out.stdout

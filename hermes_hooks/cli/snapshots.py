@@ -77,10 +77,10 @@ def snapshots_cmd(as_json: bool, repo: str | None) -> None:
         click.echo(json.dumps([s.as_dict() for s in found], indent=2))
         return
     if not found:
-        click.echo(f"No snapshots of {shadow.repo} yet (`snapshot: true` in config.yaml "
+        echo(f"No snapshots of {shadow.repo} yet (`snapshot: true` in config.yaml "
                    "records them).")  # fmt: skip
         return
-    click.echo(f"Snapshots of {shadow.repo} (kept in {shadow.git_dir}):")
+    echo(f"Snapshots of {shadow.repo} (kept in {shadow.git_dir}):")
     print_table(
         ["ID", "TIME", "EVENT", "SESSION", "TOOL", "FILES CHANGED"],
         [[s.id[:12], _when(s.time), s.fields.get("event"), s.fields.get("session"),
