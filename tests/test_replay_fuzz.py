@@ -359,3 +359,52 @@ def test_a_malformed_expectations_file_exits_2_before_replaying(
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(f"Error: {expect}") and problem in result.stderr, result.stderr
     assert "Replaying" not in result.stdout and not RAW.search(result.output)
+
+
+def _string_leaves(doc: Any) -> list[tuple[Any, ...]]:
+    return [path for path in _paths(doc) if path and isinstance(_at(doc, path), str)]
+
+
+def _at(doc: Any, path: tuple[Any, ...]) -> Any:
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _write(fmt: str, doc: Any, path: Path) -> None:
+    if fmt == "hermes":
+        path.write_text(json.dumps(doc, indent=2, ensure_ascii=False))
+    else:
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in doc))
+
+
+@pytest.mark.parametrize(
+    ("fmt", "leaf"),
+    [
+        (fmt, leaf)
+        for fmt, doc in (("ours", OURS), ("claude", CLAUDE), ("hermes", HERMES))
+        for leaf in _string_leaves(doc)
+    ],
+)
+def test_escape_sequences_in_every_string_field_never_reach_the_terminal(
+    tmp_path, empty_home, fmt, leaf
+):
+    """Every string of each format, one at a time, holding OSC, CSI, C1 and bidi characters
+    (and, for the JSON texts of Hermes' arguments, the same inside): replayed or refused, the
+    output holds them escaped only."""
+    doc = _damage({"ours": OURS, "claude": CLAUDE, "hermes": HERMES}[fmt], leaf, None, False)
+    original = _at({"ours": OURS, "claude": CLAUDE, "hermes": HERMES}[fmt], leaf)
+    if leaf[-1] == "arguments":  # a JSON text: the escapes go inside it
+        value = json.dumps({"command": f"ls {ESC}", ESC: ESC})
+    else:
+        value = original + ESC
+    doc = _damage(doc, leaf, value, False)
+    path = tmp_path / f"{fmt}.rec"
+    _write(fmt, doc, path)
+    for extra in ((), ("--json",)):
+        result = replay_cli(empty_home, str(path), *extra)
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.exit_code in (0, 2), result.output
+        assert not RAW.search(result.output), result.output
+        if result.exit_code == 2:
+            assert "expected" in result.stderr and result.stderr.startswith(f"Error: {path}")
