@@ -14,8 +14,10 @@ session and tool. Used by the ``snapshot`` built-in and ``hermes hooks snapshots
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import subprocess
 import tempfile
 import threading
@@ -117,17 +119,139 @@ class Snapshot:
 
 @dataclass
 class Plan:
-    """What restoring a snapshot does to the work tree: paths written, overwritten, deleted."""
+    """What restoring a snapshot does to the work tree: paths written, overwritten, deleted,
+    and what each path was when the plan was made (:func:`kind_of`), which the restore checks
+    again right before it touches the path."""
 
     target: str
     current: str
     create: list[str] = field(default_factory=list)
     overwrite: list[str] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)
+    kinds: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not (self.create or self.overwrite or self.delete)
+
+
+@dataclass
+class Restored:
+    """What a restore did: the snapshot of the work tree before it, the paths it wrote and
+    deleted, and each path it left alone with the reason (``refused``: no longer as planned;
+    a path of ``""`` is a failure of the writing step as a whole, git's message)."""
+
+    before: str | None
+    written: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+
+
+class Refused(Exception):
+    """A path of a restore plan that is no longer what the plan saw (the message says how)."""
+
+
+#: Opening a directory of the work tree: never through a symlink, never left open across exec.
+#: (Windows has neither O_DIRECTORY nor O_NOFOLLOW nor dir_fd: a restore there fails as a whole.)
+_DIR = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _kind_at(dir_fd: int, name: str) -> str:
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return "missing"
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "directory" if stat.S_ISDIR(mode) else "special file"
+
+
+class _Walk:
+    """The directories leading to ``path`` under the work tree ``root``, opened one by one
+    from an open handle on the root with ``O_NOFOLLOW | O_DIRECTORY``: a symlink, a file or
+    anything else where a directory is expected is refused, so nothing done through the last
+    handle can reach outside the root, whatever is swapped in meanwhile. ``fds[i]`` is the
+    directory holding ``parts[i]``; ``missing``: the first leading directory that does not
+    exist (then ``fds`` stops there)."""
+
+    def __init__(self, root_fd: int, path: str) -> None:
+        self.parts = path.split("/")
+        if any(part in ("", ".", "..") for part in self.parts):
+            raise Refused("not a plain path inside the repository")
+        self.fds: list[int] = []
+        self.missing: str | None = None
+        fd = os.dup(root_fd)
+        self.fds.append(fd)
+        try:
+            for depth, name in enumerate(self.parts[:-1], start=1):
+                try:
+                    fd = os.open(name, _DIR, dir_fd=fd)
+                except FileNotFoundError:
+                    self.missing = "/".join(self.parts[:depth])
+                    return
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                        where = "/".join(self.parts[:depth])
+                        kind = _kind_at(fd, name)
+                        raise Refused(f"{where} is now a {kind}, not a directory") from None
+                    raise
+                self.fds.append(fd)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def parent(self) -> int:
+        return self.fds[-1]
+
+    @property
+    def kind(self) -> str:
+        """What is at the path now (``missing`` when a leading directory is missing)."""
+        return "missing" if self.missing else _kind_at(self.parent, self.parts[-1])
+
+    def prune(self) -> None:
+        """Remove the leading directories left empty, deepest first (``rmdir`` never follows
+        a symlink and never removes a directory that is not empty)."""
+        for depth in range(len(self.fds) - 1, 0, -1):
+            try:
+                os.rmdir(self.parts[depth - 1], dir_fd=self.fds[depth - 1])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+
+
+def _a(kind: str | None) -> str:
+    if kind == "missing":
+        return "nothing there"
+    return f"a {kind}" if kind else "nothing known"
+
+
+def kind_of(root: Path, path: str) -> str:
+    """What is at ``path`` under the work tree ``root``: ``file``, ``symlink``, ``directory``,
+    ``special file`` or ``missing``, without following a symlink anywhere on the way (a
+    leading component that is not a directory: ``blocked``)."""
+    root_fd = os.open(root, _DIR)
+    try:
+        walk = _Walk(root_fd, path)
+    except Refused:
+        return "blocked"
+    finally:
+        os.close(root_fd)
+    try:
+        return walk.kind
+    finally:
+        walk.close()
 
 
 class Shadow:
@@ -289,41 +413,111 @@ class Shadow:
         out = self.git("diff-tree", "-r", "-z", "--no-renames", "--name-status", current, target)
         parts = out.split("\0")
         for status, path in zip(parts[0::2], parts[1::2], strict=False):
+            kind = kind_of(self.repo, path)  # no symlink followed on the way
             if status == "D":
                 plan.delete.append(path)
-            elif status == "A" and not os.path.lexists(self.repo / path):
+            elif status == "A" and kind in ("missing", "blocked"):
+                # nothing there, or behind a non-directory: one the plan deletes is gone by
+                # the time this is written; any other is refused then
                 plan.create.append(path)
+                kind = "missing"
             else:
                 plan.overwrite.append(path)
+            plan.kinds[path] = kind
         return plan
 
-    def restore(self, plan: Plan) -> str | None:
+    def restore(self, plan: Plan) -> Restored:
         """Make the work tree match ``plan.target``; first record the current state (so a
-        restore can be undone). Returns the snapshot that holds the state before."""
+        restore can be undone). Each path is checked again right before it is touched, through
+        directory handles opened without following symlinks (:class:`_Walk`): a path whose
+        leading directories are no longer directories, or which is no longer the kind of thing
+        the plan saw (a directory or a symlink where a file was, a file where nothing was), is
+        left alone and listed in :attr:`Restored.refused`, as is one the system refuses to
+        touch (permission denied)."""
         with self.locked():
+            self._verify(plan)
             fields = {"event": "restore", "target": plan.target[:12]}
-            before = self.commit(plan.current, fields) or self.last()
-            for path in plan.delete:
-                target = self.repo / path
-                if target.is_file() or target.is_symlink():
-                    target.unlink()
-                self._prune(target.parent)
-            written = plan.create + plan.overwrite
-            if written:
+            done = Restored(self.commit(plan.current, fields) or self.last())
+            root_fd = os.open(self.repo, _DIR)
+            try:
+                for path in plan.delete:
+                    self._act(root_fd, path, plan.kinds.get(path), done, delete=True)
+                for path in plan.create + plan.overwrite:
+                    self._act(root_fd, path, plan.kinds.get(path), done, delete=False)
+            finally:
+                os.close(root_fd)
+            if done.written:
                 with self._scratch() as index:
                     self.git("read-tree", plan.target, index=index)
-                    self.git("checkout-index", "--force", "-z", "--stdin", index=index,
-                             stdin="\0".join(written))  # fmt: skip
+                    try:
+                        self.git("checkout-index", "--force", "-z", "--stdin", index=index,
+                                 stdin="\0".join(done.written))  # fmt: skip
+                    except SnapshotError as exc:
+                        done.refused.append(("", str(exc)))
             self.git("read-tree", plan.target)  # the shadow index now is the restored tree
-        return before
+        return done
 
-    def _prune(self, folder: Path) -> None:
-        while folder != self.repo and self.repo in folder.parents:
-            try:
-                folder.rmdir()
-            except OSError:
+    def _verify(self, plan: Plan) -> None:
+        """Every object the restore will write is in the shadow repository and readable, before
+        anything is touched: a damaged snapshot is refused whole."""
+        written = set(plan.create + plan.overwrite)
+        if not written:
+            return
+        listing = self.git("ls-tree", "-r", "-z", "--full-tree", plan.target)
+        blobs = []
+        for entry in filter(None, listing.split("\0")):
+            meta, _, path = entry.partition("\t")
+            if path in written:
+                blobs.append(meta.split()[2])
+        if len(blobs) != len(written):
+            raise SnapshotError(
+                f"snapshot {plan.target[:12]} is damaged (paths of its plan are not in its "
+                "tree); nothing was restored"
+            )
+        try:
+            out = self.git("cat-file", "--batch-check", stdin="\n".join(blobs) + "\n")
+        except SnapshotError as exc:
+            raise SnapshotError(f"snapshot {plan.target[:12]} is damaged: {exc}") from None
+        broken = [line for line in out.splitlines() if not line.endswith(tuple("0123456789"))]
+        if broken or len(out.splitlines()) != len(blobs):
+            raise SnapshotError(
+                f"snapshot {plan.target[:12]} is damaged ({'; '.join(broken) or 'objects missing'}); "
+                "nothing was restored"
+            )
+
+    def _act(self, root_fd: int, path: str, planned: str | None, done: Restored,
+             *, delete: bool) -> None:  # fmt: skip
+        """Check ``path`` again and delete it, or clear it for git to write; record which."""
+        try:
+            walk = _Walk(root_fd, path)
+        except Refused as exc:
+            done.refused.append((path, str(exc)))
+            return
+        except OSError as exc:
+            done.refused.append((path, exc.strerror or str(exc)))
+            return
+        try:
+            now = walk.kind
+            if delete and now == "missing":
+                return  # already as the snapshot has it
+            if now != planned:
+                done.refused.append((path, f"is now {_a(now)}; the plan saw {_a(planned)}"))
                 return
-            folder = folder.parent
+            if not delete:
+                if now == "directory":  # git would remove all of it to write one file
+                    done.refused.append((path, "is a directory; the snapshot has a file there"))
+                else:
+                    done.written.append(path)
+                return
+            try:
+                os.unlink(walk.parts[-1], dir_fd=walk.parent)
+            except OSError as exc:
+                done.refused.append((path, exc.strerror or str(exc)))
+                return
+            done.deleted.append(path)
+            walk.prune()
+        finally:
+            walk.close()
 
     @contextmanager
     def _scratch(self) -> Iterator[Path]:

@@ -16,6 +16,10 @@ import re
 _HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
+# the same characters, the line break (\x0a) aside
+_HIDDEN_BUT_NEWLINE = re.compile(_HIDDEN.pattern.replace("\x0a-", "\x0b-"))
+
+
 def _escape(match: re.Match[str]) -> str:
     char = match.group(0)
     code = ord(char)
@@ -30,6 +34,17 @@ def shown(text: object) -> str:
 def shown_lines(text: object) -> str:
     """:func:`shown` for text of several lines (the line breaks kept)."""
     return "\n".join(shown(line) for line in str(text).split("\n"))
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group(0)):04x}"
+
+
+def shown_json(text: str) -> str:
+    """JSON text (``json.dumps``'s, which escapes control characters below 0x20 but not DEL,
+    the C1 controls or the bidi characters) with every hidden character but the line break
+    written as a JSON ``\\uXXXX`` escape: still the same JSON, safe on a terminal."""
+    return _HIDDEN_BUT_NEWLINE.sub(_json_escape, text)
 
 
 def echo(text: object = "", *, err: bool = False) -> None:

@@ -199,10 +199,11 @@ def test_cli_shadow_mode_with_an_ad_hoc_hook_and_expectations(home, tmp_path):
 def test_a_broken_recording_names_the_file_and_line(tmp_path, home):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "user", "text": "hi"}\n{"type": "tool_call", "tool": 3}\n')
-    with pytest.raises(FormatError, match=r"bad.jsonl:2: a tool_call needs"):
+    expected = r"bad.jsonl:2: 'tool' is a number 3; expected a non-empty string"
+    with pytest.raises(FormatError, match=expected):
         read_session(bad)
     out = run_cli("replay", str(bad), home=home)
-    assert out.returncode == 1 and "bad.jsonl:2" in out.stderr and "Traceback" not in out.stderr
+    assert out.returncode == 2 and "bad.jsonl:2" in out.stderr and "Traceback" not in out.stderr
 
 
 def test_a_replay_stays_out_of_the_real_audit_trail(policy_home, tmp_path):

@@ -358,3 +358,231 @@ def test_a_bad_size_limit_is_reported_and_the_default_used(home, repo, caplog):
     assert "max_file_bytes must be a positive whole number of bytes, not 'lots'" in caplog.text
     [row] = [r for r in hooks.rows() if r["name"] == "builtin:snapshot"][:1]
     assert row["matcher"] == f"new files ≤ {2 * 1024 * 1024} bytes"
+
+
+# ---------------------------------------------------------------------- restore: checked again
+
+
+def _restore_swapping(repo: Path, snap: str, swap) -> tuple[int, str]:
+    """``hermes hooks restore SNAP`` on a real pty: once the plan is shown and it asks,
+    ``swap()`` changes the work tree, then the answer is yes."""
+    controller, terminal = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    env["HERMES_HOOKS_DATA_DIR"] = os.environ["HERMES_HOOKS_DATA_DIR"]
+    proc = subprocess.Popen([HERMES_HOOKS, "restore", snap], cwd=repo, env=env, stdin=terminal,
+                            stdout=terminal, stderr=terminal)  # fmt: skip
+    os.close(terminal)
+    chunks: list[bytes] = []
+    asked = False
+    while True:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # the pty closes when the process exits (EIO on Linux)
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        if not asked and b"Restore?" in b"".join(chunks):
+            asked = True
+            swap()
+            os.write(controller, b"y\n")
+    os.close(controller)
+    assert asked, b"".join(chunks)
+    return proc.wait(timeout=60), b"".join(chunks).decode(errors="replace")
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A sibling of the repository in the test's own tmp dir, holding files of the same names
+    as the ones a restore will delete: what must survive."""
+    path = tmp_path / "outside"
+    path.mkdir()
+    for name in ("new.txt", "other.txt", "a.txt"):
+        (path / name).write_text(f"outside {name}\n")
+    return path
+
+
+def _snapshot_then_change(home: Path, repo: Path) -> str:
+    """A snapshot with sub/a.txt; then sub/a.txt changed and sub/new.txt, sub/other.txt and
+    top.txt created (the restore deletes those three and overwrites sub/a.txt)."""
+    (repo / "sub").mkdir()
+    (repo / "sub" / "a.txt").write_text("sub a\n")
+    hooks = load(home)
+    hooks.pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    (repo / "sub" / "a.txt").write_text("changed\n")
+    (repo / "sub" / "new.txt").write_text("new\n")
+    (repo / "sub" / "other.txt").write_text("other\n")
+    (repo / "top.txt").write_text("top\n")
+    return snap
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty and symlinks")
+def test_a_directory_swapped_for_a_symlink_after_the_confirmation_deletes_nothing_outside(
+    home, repo, outside, tmp_path
+):
+    snap = _snapshot_then_change(home, repo)
+
+    def swap() -> None:
+        (repo / "sub").rename(tmp_path / "sub-moved")
+        (repo / "sub").symlink_to(outside, target_is_directory=True)
+
+    code, shown = _restore_swapping(repo, snap, swap)
+    assert code == 1, shown
+    for name in ("new.txt", "other.txt", "a.txt"):
+        assert (outside / name).read_text() == f"outside {name}\n"
+    assert (repo / "sub").is_symlink()  # left as the user made it
+    assert "sub/new.txt: sub is now a symlink, not a directory" in shown
+    assert "sub/other.txt: sub is now a symlink, not a directory" in shown
+    assert "sub/a.txt: sub is now a symlink, not a directory" in shown
+    assert not (repo / "top.txt").exists()  # what is still as planned is restored
+    assert "0 overwritten, 0 created, 1 deleted; 3 left alone." in shown
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty and symlinks")
+def test_a_file_swapped_for_a_symlink_or_a_directory_is_left_alone(home, repo, outside):
+    snap = _snapshot_then_change(home, repo)
+
+    def swap() -> None:
+        (repo / "top.txt").unlink()
+        (repo / "top.txt").symlink_to(outside / "new.txt")
+        (repo / "sub" / "a.txt").unlink()
+        (repo / "sub" / "a.txt").mkdir()
+        (repo / "sub" / "a.txt" / "work.txt").write_text("work\n")
+
+    code, shown = _restore_swapping(repo, snap, swap)
+    assert code == 1, shown
+    assert "top.txt: is now a symlink; the plan saw a file" in shown
+    assert "sub/a.txt: is now a directory; the plan saw a file" in shown
+    assert (repo / "top.txt").is_symlink() and (
+        outside / "new.txt"
+    ).read_text() == "outside new.txt\n"
+    assert (repo / "sub" / "a.txt" / "work.txt").read_text() == "work\n"
+    assert not (repo / "sub" / "new.txt").exists() and not (repo / "sub" / "other.txt").exists()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_directory_to_recreate_that_is_now_a_file_is_left_alone(home, repo):
+    (repo / "dir").mkdir()
+    (repo / "dir" / "tool.sh").write_text("#!/bin/sh\n")
+    hooks = load(home)
+    hooks.pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    shutil.rmtree(repo / "dir")
+    (repo / "a.txt").write_text("changed\n")
+
+    def swap() -> None:
+        (repo / "dir").write_text("a file the user wrote meanwhile\n")
+
+    code, shown = _restore_swapping(repo, snap, swap)
+    assert code == 1, shown
+    assert "dir/tool.sh: dir is now a file, not a directory" in shown
+    assert (repo / "dir").read_text() == "a file the user wrote meanwhile\n"
+    assert (repo / "a.txt").read_text() == "a\n"  # the rest is restored
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_file_created_where_the_plan_saw_nothing_is_left_alone(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    (repo / "b.txt").unlink()
+
+    def swap() -> None:
+        (repo / "b.txt").write_text("written meanwhile\n")
+
+    code, shown = _restore_swapping(repo, snap, swap)
+    assert code == 1 and "b.txt: is now a file; the plan saw nothing there" in shown
+    assert (repo / "b.txt").read_text() == "written meanwhile\n"
+
+
+@pytest.fixture
+def locked_dir():
+    """Makes a directory refuse changes to its entries (``chattr +i`` as root, who ignores
+    modes; mode 0555 otherwise), and gives it back afterwards."""
+    locked: list[Path] = []
+
+    def lock(path: Path) -> None:
+        if os.geteuid() == 0:
+            if shutil.which("chattr") is None:
+                pytest.skip("root without chattr: no way to deny a deletion")
+            if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode:
+                pytest.skip("this file system has no immutable attribute")
+        else:
+            path.chmod(0o555)
+        locked.append(path)
+
+    yield lock
+    for path in locked:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+        else:
+            path.chmod(0o755)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+def test_a_deletion_the_system_refuses_is_reported_and_the_rest_restored(home, repo, locked_dir):
+    snap = _snapshot_then_change(home, repo)
+    code, shown = _restore_swapping(repo, snap, lambda: locked_dir(repo / "sub"))
+    assert code == 1, shown
+    assert "sub/new.txt: Operation not permitted" in shown or (
+        "sub/new.txt: Permission denied" in shown
+    )
+    assert (repo / "sub" / "new.txt").read_text() == "new\n"
+    assert not (repo / "top.txt").exists()  # the other deletion went ahead
+
+
+def test_restoring_a_snapshot_that_does_not_exist(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    (repo / "a.txt").write_text("keep\n")
+    out = cli("restore", "0123456789ab", "--yes", cwd=repo)
+    assert out.returncode == 1 and "no snapshot '0123456789ab'" in out.stderr
+    assert "Traceback" not in out.stderr and (repo / "a.txt").read_text() == "keep\n"
+
+
+def _object_file(repo: Path, rev: str) -> Path:
+    shadow = Shadow(repo)
+    sha = shadow.git("rev-parse", rev).strip()
+    return shadow.git_dir / "objects" / sha[:2] / sha[2:]
+
+
+def test_a_damaged_snapshot_is_refused_before_anything_is_touched(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id
+    (repo / "b.txt").unlink()
+    (repo / "new.txt").write_text("made since\n")
+    blob = _object_file(repo, f"{snap}:b.txt")
+    blob.rename(blob.with_suffix(".aside"))  # the content of b.txt is gone from the shadow
+    out = cli("restore", snap[:12], "--yes", cwd=repo)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert f"snapshot {snap[:12]} is damaged" in out.stderr and "nothing was restored" in out.stderr
+    assert (repo / "new.txt").read_text() == "made since\n"  # not deleted first
+
+
+def test_a_snapshot_whose_commit_is_garbage_is_reported(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id
+    (repo / "a.txt").write_text("keep\n")
+    commit = _object_file(repo, snap)
+    commit.chmod(0o644)
+    commit.write_bytes(b"\x00garbage, not a zlib stream")
+    out = cli("restore", snap[:12], "--yes", cwd=repo)
+    assert out.returncode == 1 and "Traceback" not in out.stderr and out.stderr.startswith("Error:")
+    assert (repo / "a.txt").read_text() == "keep\n"
+
+
+def test_the_plan_shows_file_names_escaped(home, repo):
+    load(home).pre_tool_call(tool_name="terminal", args={}, session_id="s")
+    snap = Shadow(repo).snapshots()[0].id[:12]
+    (repo / "evil\x1b]0;owned\x07\x1b[2J.txt").write_text("made since\n")
+    out = cli("restore", snap, "--yes", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert "delete    evil\\x1b]0;owned\\x07\\x1b[2J.txt" in out.stderr
+    assert "\x1b" not in out.stderr + out.stdout
+
+
+def test_snapshots_lists_session_and_tool_names_escaped(home, repo):
+    hooks = load(home)
+    hooks.pre_tool_call(tool_name="tool\x1b[2J", args={}, session_id="s\x1b]0;owned\x07")
+    out = cli("snapshots", cwd=repo)
+    assert out.returncode == 0 and "tool\\x1b[2J" in out.stdout
+    assert "s\\x1b]0;owned\\x07" in out.stdout and "\x1b" not in out.stdout

@@ -17,11 +17,13 @@ from . import State, _logging, paint
 def _cell(value: Any) -> str:
     if value is None:
         return ""
-    return str(value)
+    from ..terminal import shown
+
+    return shown(value)  # a name, a session id or a tool must not repaint the screen
 
 
 def print_table(headers: list[str], rows: list[list[Any]]) -> None:
-    """A plain aligned table on stdout."""
+    """A plain aligned table on stdout, every hidden character of a cell escaped."""
     cells = [[_cell(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in cells:

@@ -12,7 +12,18 @@ from typing import Any
 
 import click
 
+from ..terminal import echo, shown, shown_json
 from . import State, _logging
+
+
+class BadRecording(click.ClickException):
+    """A recording (or expectations file) that cannot be read: exit 2, as for other bad input
+    (docs/cli.md), with every character of the message that could drive a terminal escaped."""
+
+    exit_code = 2
+
+    def format_message(self) -> str:
+        return shown(self.message)
 
 
 def _adhoc(specs: tuple[str, ...]) -> dict[str, list[dict[str, Any]]]:
@@ -59,60 +70,60 @@ def _decision(result: Any) -> str:
 
 def print_timeline(result: Any) -> None:
     session = result.session
-    click.echo(f"Replaying {session.source} ({session.format}): {len(session.turns)} turn(s)")
+    echo(f"Replaying {session.source} ({session.format}): {len(session.turns)} turn(s)")
     turn_no = -1
     for firing in result.firings:
         if firing.turn != turn_no:
             turn_no = firing.turn
             if 0 < turn_no <= len(session.turns):
                 text = session.turns[turn_no - 1].user_message.replace("\n", " ")[:70]
-                click.echo(f"\nturn {turn_no}: user: {text}")
+                echo(f"\nturn {turn_no}: user: {text}")
         if not firing.hooked:
             continue
         call = f" #{firing.call}" if firing.call else ""
-        shown = " / ".join(line for line in _decision(firing.result).splitlines() if line.strip())
-        if len(shown) > 100:
-            shown = shown[:100] + "…"
+        decided = " / ".join(line for line in _decision(firing.result).splitlines() if line.strip())
+        if len(decided) > 100:
+            decided = decided[:100] + "…"
         by = f"  (by {firing.source})" if firing.source else ""
-        click.echo(f"  {firing.event}{call}  {firing.ms:.1f} ms  {shown}{by}".rstrip())
+        echo(f"  {firing.event}{call}  {firing.ms:.1f} ms  {decided}{by}".rstrip())
         for receipt in firing.hooks:
             why = (
                 f" ({receipt['dropped'] or receipt['error']})"
                 if receipt["outcome"] in ("dropped", "failed")
                 else ""
             )
-            click.echo(
+            echo(
                 f"      {receipt['hook']} [{receipt['source']}] {receipt['ms']:.1f} ms "
                 f"{receipt['outcome']}{why}"
             )
         if firing.note:
-            click.echo(f"      {firing.note}")
+            echo(f"      {firing.note}")
 
 
 def print_summary(summary: dict[str, Any]) -> None:
-    click.echo("\nSummary")
-    click.echo(f"  tool calls: {summary['tool_calls']}, blocked: {len(summary['blocked'])}, "
+    echo("\nSummary")
+    echo(f"  tool calls: {summary['tool_calls']}, blocked: {len(summary['blocked'])}, "
                f"approvals asked: {len(summary['approvals_asked'])}, "
                f"arguments rewritten: {summary['args_rewritten']}, "
                f"results rewritten: {summary['results_rewritten']}")  # fmt: skip
-    click.echo(f"  prompts blocked: {summary['prompts_blocked']}, rewritten: "
+    echo(f"  prompts blocked: {summary['prompts_blocked']}, rewritten: "
                f"{summary['prompts_rewritten']}; context added: {summary['context_bytes']} bytes")  # fmt: skip
     for item in summary["blocked"]:
-        click.echo(f"  blocked #{item['call']} {item['tool']} {json.dumps(item['args'])[:80]}: "
+        echo(f"  blocked #{item['call']} {item['tool']} {json.dumps(item['args'])[:80]}: "
                    f"{item['message']} ({item['source']})")  # fmt: skip
     for item in summary["approvals_asked"]:
-        click.echo(f"  approval asked #{item['call']} {item['tool']}: {item['message']}")
+        echo(f"  approval asked #{item['call']} {item['tool']}: {item['message']}")
     for item in summary["dropped_answers"]:
-        click.echo(f"  answer ignored: {item['hook']} on {item['event']}: {item['why']}")
+        echo(f"  answer ignored: {item['hook']} on {item['event']}: {item['why']}")
     for item in summary["failed_hooks"]:
-        click.echo(f"  hook failed: {item['hook']} on {item['event']}: {item['error']}")
+        echo(f"  hook failed: {item['hook']} on {item['event']}: {item['error']}")
     if summary["slowest_hooks"]:
         slow = ", ".join(f"{r['hook']} {r['ms']:.1f} ms" for r in summary["slowest_hooks"][:3])
-        click.echo(f"  slowest hooks: {slow}")
+        echo(f"  slowest hooks: {slow}")
 
 
 @click.command("replay")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--json", "as_json", is_flag=True, help="Print the timeline and summary as JSON.")
 @click.option(
     "--expect",
@@ -139,13 +150,14 @@ def replay_cmd(
 
     try:
         session = read_session(Path(file), session_id)
-    except (FormatError, OSError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+    except FormatError as exc:
+        raise BadRecording(str(exc)) from None
+    expected = _expectations(Path(expect_file)) if expect_file else None
     result = replay(_load(state, _adhoc(adhoc)), session)
     summary = result.summary()
     problems: list[str] = []
-    if expect_file:
-        problems = compare(result, _expectations(Path(expect_file)))
+    if expected is not None:
+        problems = compare(result, expected)
     if as_json:
         doc = {
             "firings": [
@@ -163,7 +175,7 @@ def replay_cmd(
             "summary": summary,
             "expectations": problems if expect_file else None,
         }
-        click.echo(json.dumps(doc, indent=2, default=str, ensure_ascii=False))
+        click.echo(shown_json(json.dumps(doc, indent=2, default=str, ensure_ascii=False)))
     else:
         print_timeline(result)
         print_summary(summary)
@@ -172,7 +184,7 @@ def replay_cmd(
                 "\nExpectations: " + ("all met" if not problems else f"{len(problems)} missed")
             )
             for problem in problems:
-                click.echo(f"  {problem}")
+                echo(f"  {problem}")
     if problems:
         sys.exit(1)
 
@@ -182,7 +194,13 @@ def _expectations(path: Path) -> list[dict[str, Any]]:
 
     data, error = read_yaml(path)  # YAML is a superset of JSON
     if error:
-        raise click.ClickException(error)
-    if not isinstance(data, list) or not all(isinstance(i, dict) for i in data):
-        raise click.ClickException(f"{path}: expected a list of {{call|id, action}} mappings")
+        raise BadRecording(error)
+    if not isinstance(data, list):
+        raise BadRecording(f"{path}: expected a list of {{call|id, action}} mappings")
+    from hermes_hooks.replay.runner import expectation_problem
+
+    for number, item in enumerate(data, start=1):
+        problem = expectation_problem(item)
+        if problem:
+            raise BadRecording(f"{path}: expectation {number}: {problem}")
     return data

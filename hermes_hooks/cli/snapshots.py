@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..terminal import echo, shown
 from . import _logging
 from .listing import print_table
 
@@ -76,10 +77,10 @@ def snapshots_cmd(as_json: bool, repo: str | None) -> None:
         click.echo(json.dumps([s.as_dict() for s in found], indent=2))
         return
     if not found:
-        click.echo(f"No snapshots of {shadow.repo} yet (`snapshot: true` in config.yaml "
+        echo(f"No snapshots of {shadow.repo} yet (`snapshot: true` in config.yaml "
                    "records them).")  # fmt: skip
         return
-    click.echo(f"Snapshots of {shadow.repo} (kept in {shadow.git_dir}):")
+    echo(f"Snapshots of {shadow.repo} (kept in {shadow.git_dir}):")
     print_table(
         ["ID", "TIME", "EVENT", "SESSION", "TOOL", "FILES CHANGED"],
         [[s.id[:12], _when(s.time), s.fields.get("event"), s.fields.get("session"),
@@ -89,7 +90,7 @@ def snapshots_cmd(as_json: bool, repo: str | None) -> None:
 
 def _show(verb: str, paths: list[str]) -> None:
     for path in paths[:SHOWN]:
-        click.echo(f"  {verb:<10}{path}", err=True)
+        echo(f"  {verb:<10}{path}", err=True)
     if len(paths) > SHOWN:
         click.echo(f"  … and {len(paths) - SHOWN} more to {verb.strip()}", err=True)
 
@@ -111,11 +112,11 @@ def restore_cmd(state: Any, snapshot_id: str, yes: bool, repo: str | None) -> No
     try:
         plan = shadow.plan(snapshot_id, _size_limit(state))
     except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(shown(str(exc))) from exc
     if plan.empty:
-        click.echo(f"{shadow.repo} already matches snapshot {plan.target[:12]}; nothing to do.")
+        echo(f"{shadow.repo} already matches snapshot {plan.target[:12]}; nothing to do.")
         return
-    click.echo(f"Restoring snapshot {plan.target[:12]} into {shadow.repo} will:", err=True)
+    echo(f"Restoring snapshot {plan.target[:12]} into {shadow.repo} will:", err=True)
     _show("overwrite", plan.overwrite)
     _show("create", plan.create)
     _show("delete", plan.delete)
@@ -128,13 +129,23 @@ def restore_cmd(state: Any, snapshot_id: str, yes: bool, repo: str | None) -> No
             click.echo("Not restored.", err=True)
             sys.exit(1)
     try:
-        before = shadow.restore(plan)
+        done = shadow.restore(plan)
     except (OSError, GitMissing, SnapshotError, subprocess.TimeoutExpired) as exc:
-        raise click.ClickException(f"restore failed part-way: {exc}") from exc
+        raise click.ClickException(shown(f"restore failed: {exc}")) from exc
+    written = set(done.written)
+    overwritten = sum(1 for path in plan.overwrite if path in written)
+    created = sum(1 for path in plan.create if path in written)
     click.echo(
-        f"Restored snapshot {plan.target[:12]}: {len(plan.overwrite)} overwritten, "
-        f"{len(plan.create)} created, {len(plan.delete)} deleted."
+        f"Restored snapshot {plan.target[:12]}: {overwritten} overwritten, {created} created, "
+        f"{len(done.deleted)} deleted"
+        + (f"; {len(done.refused)} left alone." if done.refused else ".")
     )
-    if before:
-        click.echo(f"The work tree as it was is snapshot {before[:12]} "
-                   f"(`hermes hooks restore {before[:12]}` undoes this).")  # fmt: skip
+    if done.before:
+        click.echo(f"The work tree as it was is snapshot {done.before[:12]} "
+                   f"(`hermes hooks restore {done.before[:12]}` undoes this).")  # fmt: skip
+    if done.refused:
+        echo("Left alone, changed since the plan was shown or not allowed:", err=True)
+        for path, why in done.refused:
+            echo(f"  {path}: {why}" if path else f"  writing files: {why}", err=True)
+        echo("Check these paths yourself, then run the restore again.", err=True)
+        sys.exit(1)

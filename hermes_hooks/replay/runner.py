@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
+from ..results import ToolAction
 from ..trace import Collector, summarise
 from .formats import Session, ToolCall
 
@@ -269,6 +270,33 @@ class Runner:
 def replay(hooks: Hooks, session: Session) -> Replay:
     """Fire ``session`` through ``hooks``; see the module's docs."""
     return Runner(hooks, session).run()
+
+
+#: The keys of one expectation, and the decisions it may name (``None``: no decision).
+EXPECTATION_KEYS = ("call", "id", "action")
+ACTIONS = (*get_args(ToolAction), None)
+
+
+def expectation_problem(item: Any) -> str | None:
+    """What is wrong with one expectation (``{call: N | id: ID, action: ...}``), or ``None``."""
+    if not isinstance(item, dict):
+        return "expected a mapping {call: N | id: ID, action: ...}"
+    unknown = sorted(str(k) for k in item if k not in EXPECTATION_KEYS)
+    if unknown:
+        return f"unknown key {', '.join(map(repr, unknown))}; expected call or id, and action"
+    if ("call" in item) == ("id" in item):
+        return "expected exactly one of call (the call's number) and id (its tool call id)"
+    call = item.get("call", 1)
+    if isinstance(call, bool) or not isinstance(call, int) or call < 1:
+        return f"call is {call!r}; expected a call number (1, 2, ...)"
+    if "id" in item and (isinstance(item["id"], bool) or not isinstance(item["id"], (str, int))):
+        return f"id is {item['id']!r}; expected a tool call id"
+    if "action" not in item:
+        return "no action; expected action: " + ", ".join(str(a) for a in ACTIONS if a) + " or null"
+    if item["action"] not in ACTIONS:
+        names = ", ".join(str(a) for a in ACTIONS if a)
+        return f"action is {item['action']!r}; expected {names} or null"
+    return None
 
 
 def compare(result: Replay, expected: list[dict[str, Any]]) -> list[str]:
