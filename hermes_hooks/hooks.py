@@ -20,7 +20,7 @@ from .configcheck import manifest_seconds
 from .dispatch import Dispatcher, run_sync
 from .manager import HookManager, PluginRecord
 from .registries import PluginRegistries
-from .results import CommandDecision
+from .results import CommandDecision, redacted
 from .trace import Tracer
 from .typed import TypedHelpers
 from .watchdog import DEFAULT_WATCHDOG, Watchdog
@@ -222,7 +222,14 @@ class Hooks(TypedHelpers):
             route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
         if not route.plan:
             return route.neutral(kwargs)
-        return self._dispatch.run(route, kwargs)
+        return self._told(route, self._dispatch.run(route, kwargs))
+
+    def _told(self, route: Any, result: Any) -> Any:
+        """What the host gets, with the hooks' own words redacted when ``redact_secrets`` is on
+        (only for events whose answer carries words: context, decisions)."""
+        if self._redactor is _identity or result is None or route.info.kind not in _TELLS:
+            return result
+        return redacted(result, self.redact)
 
     async def acall(self, event: str, /, **kwargs: Any) -> Any:
         """:meth:`call` for async hosts. Hooks run off the event loop (async hooks on it), so no
@@ -232,7 +239,7 @@ class Hooks(TypedHelpers):
             route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
         if not route.plan:
             return route.neutral(kwargs)
-        return await self._dispatch.arun(route, kwargs)
+        return self._told(route, await self._dispatch.arun(route, kwargs))
 
     def invoke(self, event: str, /, **kwargs: Any) -> list[Any]:
         """Every non-``None`` normalised result, in call order (Hermes' ``invoke_hook``).
@@ -283,7 +290,7 @@ class Hooks(TypedHelpers):
                 raise missing_argument(route.info, name, kwargs)
         if not route.plan:
             return route.neutral(kwargs)
-        return self._dispatch.run(route, kwargs)
+        return self._told(route, self._dispatch.run(route, kwargs))
 
     # ------------------------------------------------------------------ host interface
 
@@ -360,6 +367,11 @@ def missing_argument(info: EventInfo, name: str, given: Mapping[str, Any]) -> Ty
 
 def _identity(value: Any) -> Any:
     return value
+
+
+#: Kinds of event whose combined answer carries a hook's words for the host or the model
+#: (a transform's value is what the redactor itself rewrites; observe answers nothing).
+_TELLS = frozenset({"decide", "context", "first"})
 
 
 def _seconds(config: Mapping[str, Any], key: str, default: float | None) -> float | None:

@@ -8,8 +8,8 @@ the answer types in :mod:`hermes_hooks.answers`, which each hookspec names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 ToolAction = Literal["block", "approve", "allow"]
@@ -219,3 +219,19 @@ def join_texts(texts: Iterable[str | None]) -> str | None:
     """Non-empty texts joined with a blank line, in order; ``None`` when there are none."""
     parts = [t for t in texts if t]
     return "\n\n".join(parts) if parts else None
+
+
+#: The fields of a typed result that carry a hook's own words to the host and the model.
+_TOLD = ("message", "reason", "context")
+
+
+def redacted(result: Any, redact: Callable[[Any], Any]) -> Any:
+    """``result`` with the words hooks wrote for the model (``message``, ``reason``, ``context``,
+    or a context event's joined text) passed through ``redact`` (``redact_secrets``): a hook that
+    echoes a secret it was shown does not hand it on. What will run (``args``, a transform's
+    value) is left as it is."""
+    if isinstance(result, str):
+        return redact(result)
+    names = [f.name for f in fields(result)] if hasattr(result, "__dataclass_fields__") else ()
+    changes = {n: redact(getattr(result, n)) for n in _TOLD if n in names and getattr(result, n)}
+    return replace(result, **changes) if changes else result

@@ -253,3 +253,44 @@ def test_opentelemetry_spans_hold_no_secret(home, otel_spans):
     shown = json.dumps([dict(s.attributes or {}) for s in spans], default=str)
     assert "hermes_hooks hook leaky" in {s.name for s in spans}
     assert "[REDACTED:" in shown and "sk-ant-api03-Z" not in shown
+
+
+class Echoes:
+    """A plugin that repeats, in its own words, a secret it was shown."""
+
+    @hermes_hooks.hookimpl
+    def pre_tool_call(self, args):
+        return {"action": "block", "message": f"refused: {args['command']}"}
+
+    @hermes_hooks.hookimpl
+    def pre_llm_call(self):
+        return f"remember the key {SECRET}"
+
+    @hermes_hooks.hookimpl
+    def pre_gateway_dispatch(self):
+        return {"action": "skip", "reason": f"held {SECRET}"}
+
+
+@pytest.mark.parametrize("redacting", [True, False])
+def test_what_hooks_say_to_the_model_is_redacted(home, redacting):
+    # A block message, a reason and a context a hook writes reach the host (and the model);
+    # with redact_secrets on, they do not carry what redaction removes.
+    script = home / "say.sh"
+    script.write_text("#!/bin/sh\ncat >/dev/null\n"
+                      f"echo '{{\"decision\": \"block\", \"reason\": \"saw {SECRET}\"}}'\n")  # fmt: skip
+    script.chmod(0o755)
+    config = {"hooks": {"pre_tool_call": [{"command": str(script)}]}, "hooks_auto_accept": True}
+    hooks = _load(home, {**config, "redact_secrets": True} if redacting else config)
+    hooks.register(Echoes(), "echoes")
+    decision = hooks.pre_tool_call(**CALL)
+    context = hooks.call("pre_llm_call", session_id="s1", user_message="hi")
+    dispatch = hooks.call("pre_gateway_dispatch", event={"text": "hi"})
+    said = [decision.message, context, dispatch.reason]
+    assert all(said), said
+    if redacting:
+        assert not [s for s in said if "sk-ant-api03-Z" in s], said
+        assert all("[REDACTED:" in s for s in said), said
+        assert decision.action == "block" and dispatch.action == "skip"
+        assert SECRET in CALL["args"]["command"]  # what will run is not touched
+    else:
+        assert all(SECRET in s for s in said), said
