@@ -425,3 +425,28 @@ def test_command_guard_blocks_a_wrapped_destructive_command_under_hermes_chat(br
     message = json.loads(result)["error"]
     assert "platforms.repo-delete" in message and "gh repo delete acme/site --yes" in message
     assert scene.post_calls() == 1
+
+
+def test_a_guard_edited_after_approval_blocks_headless_hermes_chat_saying_how(bridged, tmp_path):
+    # Approved, then edited: Hermes alone would still run it; skipped, the call would run with
+    # no guard. Headless, the call is blocked, and the model and the terminal are told how to
+    # approve it again.
+    scene = Scene(
+        tmp_path, enabled=["hermes-hooks"], settings=None, extra={"hooks_auto_accept": False}
+    )
+    guard = scene.script("guard.sh", "cat > /dev/null\nexit 0\n")
+    config = json.loads((scene.home / "config.yaml").read_text())
+    config["hooks"]["pre_tool_call"] = [{"command": guard, "matcher": "terminal"}]
+    (scene.home / "config.yaml").write_text(json.dumps(config))
+    hermes_hooks.load(scene.home, accept_hooks=True, entry_points=False).close()  # approves both
+    with open(guard, "a") as handle:
+        handle.write("# edited after approval\n")
+    out = scene.chat(bridged)
+    assert not scene.target.exists()  # the command never ran
+    [result] = scene.model.tool_results()
+    message = json.loads(result)["error"]
+    approve = f"`hermes hooks approve {guard}`"
+    assert "changed since approval" in message and approve in message
+    assert out.stderr.count(f"hermes-hooks: shell hook {guard!r}") == 1
+    assert approve in out.stderr and "changed since approval" in out.stderr
+    assert scene.post_calls() == 1  # the approved, unchanged post_tool_call hook still runs
