@@ -107,11 +107,8 @@ def question(hook: ShellHook, state: Consent) -> str:
     if state.unpinned:
         pinned += "\n  UNPINNED: " + shown(state.unpinned)
     changed = ""
-    if state.status == "changed":
-        changed = f"  CHANGED: {shown(state.detail)}" + "".join(
-            f"\n    {shown(line)}" for line in differences(state.entry, state.scripts)
-        )
-        changed += "\n"
+    if state.status == "changed":  # the detail names each pinned file that changed
+        changed = f"  CHANGED: {shown(state.detail)}\n"
     text = Question(
         ("\nA shell hook changed since you approved it; it wants to run with your user's rights:\n"
          if state.status == "changed" else
@@ -363,6 +360,9 @@ class Approvals:
                 rec["unpinned"] = True
             records.append(rec)
             done.append(hook)
+            with self._lock:
+                for path in state.scripts:  # approved as it is now: a fresh start
+                    self.self_changed.pop(path, None)
         if records:
             self.allowlist.approve(records, keep=self._siblings())
         return done
