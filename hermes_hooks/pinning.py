@@ -12,9 +12,9 @@ pins what runs as code: that script, the files an interpreter option loads as co
 (its name ends in a script extension: ``runner guard.py``), the files a ``.``/``source`` loads by
 name, and what the entry lists under ``pin:``. Other files a command names are data (a log it
 writes, a rules file it reads) and are not pinned: list them under ``pin:`` to pin them.
-Interpreters themselves are not pinned (an upgrade of ``python3`` is not a change of the hook). When the script cannot be identified
-(inline code given with ``-c``/``-e``, a module given with ``-m``, command substitution, a tool
-fetched by ``uvx``) the hook is *unpinned*.
+Interpreters themselves are not pinned (an upgrade of ``python3`` is not a change of the hook).
+When the script cannot be identified (inline code given with ``-c``/``-e``, a module given with
+``-m``, command substitution, a tool fetched by ``uvx``) the hook is *unpinned*.
 """
 
 from __future__ import annotations
