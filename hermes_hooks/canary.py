@@ -15,6 +15,7 @@ compares the combined decision with ``expect``: CI for a team's policy.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,9 @@ class Canary:
     payload: Mapping[str, Any]
     expect: str
     where: str = ""
+    #: Why the guard cannot answer for itself now (its row's status is not ``active``: not
+    #: approved as it is, changed, not runnable); the canary then fails whatever is decided.
+    idle: str | None = None
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,12 @@ def canaries(hooks: Hooks) -> list[Canary]:
         for row in source.rows():
             spec = row.get("canary")
             if isinstance(spec, Mapping):
-                out.append(_canary(row["name"], str(row.get("source")), row["event"], spec))
+                canary = _canary(row["name"], str(row.get("source")), row["event"], spec)
+                status = row.get("status")
+                if status not in (None, "active"):
+                    idle = f"the guard does not run as itself: {status}: {row.get('error')}"
+                    canary = dataclasses.replace(canary, idle=idle)
+                out.append(canary)
     for record in hooks.records.values():
         specs = (record.manifest or {}).get("canary")
         for spec in specs if isinstance(specs, list) else [specs] if specs else []:
@@ -132,4 +141,4 @@ def fire(hooks: Hooks, canary: Canary) -> Verdict:
     action, message, source = decision_of(result)
     want = canary.expect.strip().lower()
     passed = (action is None) if want in _NONE else (action or "").lower() == want
-    return Verdict(canary, passed, action, message, source)
+    return Verdict(canary, passed and not canary.idle, action, message, source, canary.idle)

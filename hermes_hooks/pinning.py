@@ -7,11 +7,14 @@ looked up on the ``PATH`` of the hook's own environment, relative paths are take
 directory (or from a ``cd DIR &&`` prefix of a shell command line), and an interpreter (``env``,
 ``sh``/``bash``/``zsh``/``dash``, ``python*``, ``node``, ``perl``, ``ruby``, ``uv run``), known by
 name or by path, is looked through, past its own flags, to the script it is given. The approval
-pins that script, every other existing file the command names, the files a ``.``/``source``
-loads by name, and what the entry lists under ``pin:``; interpreters themselves are not pinned
-(an upgrade of ``python3`` is not a change of the hook). When the script cannot be identified
-(inline code given with ``-c``/``-e``, a module given with ``-m``, command substitution, a tool
-fetched by ``uvx``) the hook is *unpinned*.
+pins what runs as code: that script, the files an interpreter option loads as code (``node
+--require FILE``, ``bash --rcfile FILE``, ...), every other existing argument that is a script
+(its name ends in a script extension: ``runner guard.py``), the files a ``.``/``source`` loads by
+name, and what the entry lists under ``pin:``. Other files a command names are data (a log it
+writes, a rules file it reads) and are not pinned: list them under ``pin:`` to pin them.
+Interpreters themselves are not pinned (an upgrade of ``python3`` is not a change of the hook).
+When the script cannot be identified (inline code given with ``-c``/``-e``, a module given with
+``-m``, command substitution, a tool fetched by ``uvx``) the hook is *unpinned*.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .consent import SCRIPT_EXTENSIONS
 from .resolve import which
 
 _SHELLS = frozenset("sh bash zsh dash ksh mksh fish".split())
@@ -51,6 +55,12 @@ _SHORT_ARG = {"sh": "oO", "python": "WXQ", "node": "rC", "perl": "", "ruby": "Ir
 _SHORT_INLINE = {"sh": "c", "python": "c", "node": "ep", "perl": "eE", "ruby": "e"}
 _LONG_INLINE = {"node": frozenset({"--eval", "--print"})}
 _SHORT_RUNTIME = {"sh": "s", "python": "m"}
+#: Per interpreter family: the options whose argument it loads and runs as code (pinned).
+_CODE_OPTIONS = {
+    "sh": frozenset("--rcfile --init-file".split()),
+    "node": frozenset("--require -r --import --loader --experimental-loader".split()),
+    "ruby": frozenset({"-r"}),
+}
 _PREFIXES = frozenset("exec command nohup time builtin".split())
 #: Shell built-ins that run no file (``if true; then ./guard.sh; fi`` runs ``guard.sh``).
 _BUILTINS = frozenset("true false : [ test echo printf exit return set shift unset export".split())
@@ -87,15 +97,6 @@ def family(program: str) -> str | None:
 
 def _path(token: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(cwd, os.path.expanduser(token)))
-
-
-def _file(token: str, cwd: str) -> str | None:
-    if not token or token.startswith("-") and "=" not in token:
-        return None
-    if token.startswith("-"):
-        token = token.split("=", 1)[1]
-    path = _path(token, cwd)
-    return path if os.path.isfile(path) else None
 
 
 def _script_arg(words: Sequence[str], start: int, kind: str) -> int:
@@ -199,12 +200,25 @@ def _not_found(program: str) -> str:
     raise _Unknown(f"{program} is not found on the hook's PATH")
 
 
-def _named_files(words: Iterable[str], cwd: str, skip: Iterable[str]) -> list[str]:
-    skipped = set(skip)
+def _code_files(words: Sequence[str], cwd: str, program: str | None) -> list[str]:
+    """The files besides the script that one simple command (``words``, expanded) runs as code:
+    an interpreter option's code file (``node --require FILE``, ``bash --rcfile FILE``) and
+    every argument that names an existing script (a script extension: ``runner guard.py``).
+    Any other file it names is data, not pinned (``pin:`` pins it)."""
+    kind = family(words[0]) if words else None
+    if kind is None and program:
+        kind = family(program)
+    options = frozenset().union(*_CODE_OPTIONS.values()) if kind is not None else frozenset()
     out = []
-    for word in words:
-        path = _file(word, cwd)
-        if path and path not in skipped and family(path) is None:
+    for i, word in enumerate(words[1:], 1):
+        named: str | None = None
+        option, _, value = word.partition("=")
+        if option in options:
+            named = value or (words[i + 1] if i + 1 < len(words) else None)
+        elif word.lower().endswith(SCRIPT_EXTENSIONS):
+            named = word
+        path = _path(named, cwd) if named else None
+        if path and os.path.isfile(path) and family(path) is None:
             out.append(path)
     return out
 
@@ -227,13 +241,13 @@ def of_argv(
     except _Unknown as exc:
         script, reason = None, str(exc)
     program = which(argv[0], env, cwd) if argv else None
-    files = _named_files(argv[1:], cwd, [program or ""])
+    files = _code_files(argv, cwd, program)
     return _pins(script, [*files, *extra], reason)
 
 
 def _pins(script: str | None, files: Sequence[str], reason: str | None) -> Pins:
     if script is None and files and reason is not None:
-        # Something else identifies the hook (pin:, a named file): pinned, with what it has.
+        # Something else identifies the hook (pin:, a code file): pinned, with what it has.
         return Pins(None, _ordered(None, files), None)
     return Pins(script, _ordered(script, files), reason if script is None else None)
 
@@ -277,7 +291,7 @@ def of_shell(command: str, cwd: str, env: Mapping[str, str], extra: Sequence[str
             files.append(found)
         except _Unknown as exc:
             reason = reason or str(exc)
-        files.extend(_named_files(words[1:], cwd, ()))
+        files.extend(_code_files(words, cwd, which(words[0], env, cwd)))
     if reason is not None and script is not None:
         # One part of the line runs what nothing on disk identifies.
         return Pins(None, _ordered(None, [*files, *extra]), reason)

@@ -425,3 +425,78 @@ def test_command_guard_blocks_a_wrapped_destructive_command_under_hermes_chat(br
     message = json.loads(result)["error"]
     assert "platforms.repo-delete" in message and "gh repo delete acme/site --yes" in message
     assert scene.post_calls() == 1
+
+
+def _edited_guard_scene(tmp_path: Path) -> tuple[Scene, str]:
+    """A scene whose terminal guard (it lets everything through) was approved, then edited."""
+    scene = Scene(
+        tmp_path, enabled=["hermes-hooks"], settings=None, extra={"hooks_auto_accept": False}
+    )
+    guard = scene.script("guard.sh", "cat > /dev/null\nexit 0\n")
+    config = json.loads((scene.home / "config.yaml").read_text())
+    config["hooks"]["pre_tool_call"] = [{"command": guard, "matcher": "terminal"}]
+    (scene.home / "config.yaml").write_text(json.dumps(config))
+    hermes_hooks.load(scene.home, accept_hooks=True, entry_points=False).close()  # approves both
+    with open(guard, "a") as handle:
+        handle.write("# edited after approval\n")
+    return scene, guard
+
+
+def test_a_guard_edited_after_approval_is_asked_about_again_under_hermes_chat_on_a_terminal(
+    bridged, tmp_path
+):
+    import os
+    import pty
+    import select
+    import time
+
+    scene, guard = _edited_guard_scene(tmp_path)
+    argv = [str(bridged.python), "-c", RUN_HERMES, "chat", "-q", "run it", "--toolsets",
+            "terminal", "-Q"]  # fmt: skip
+    env = bridged.env(HERMES_HOME=str(scene.home), HOME=str(scene.root / "user"))
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: hermes chat with a terminal for stdin, stdout and stderr
+        os.chdir(scene.root)
+        os.execve(argv[0], argv, env)
+    seen, answered = b"", False
+    deadline = time.monotonic() + 120
+    try:
+        while time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if not answered and b"[y/N]" in seen:
+                os.write(fd, b"y\n")
+                answered = True
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+        scene.model.close()
+    text = seen.decode("utf-8", "replace")
+    assert "A shell hook changed since you approved it" in text, text[-3000:]
+    assert f"changed: {guard}" in text
+    assert scene.target.exists()  # approved again as it is: it ran, let the call through
+    approvals = json.loads((scene.home / "shell-hooks-allowlist.json").read_text())["approvals"]
+    [entry] = [a for a in approvals if a["command"] == guard]
+    assert entry["sha256"] == hermes_hooks.consent.file_sha256(guard)
+
+
+def test_a_guard_edited_after_approval_blocks_headless_hermes_chat_saying_how(bridged, tmp_path):
+    # Approved, then edited: Hermes alone would still run it; skipped, the call would run with
+    # no guard. Headless, the call is blocked, and the model and the terminal are told how to
+    # approve it again.
+    scene, guard = _edited_guard_scene(tmp_path)
+    out = scene.chat(bridged)
+    assert not scene.target.exists()  # the command never ran
+    [result] = scene.model.tool_results()
+    message = json.loads(result)["error"]
+    approve = f"`hermes hooks approve {guard}`"
+    assert "changed since approval" in message and approve in message
+    assert out.stderr.count(f"hermes-hooks: shell hook {guard!r}") == 1
+    assert approve in out.stderr and "changed since approval" in out.stderr
+    assert scene.post_calls() == 1  # the approved, unchanged post_tool_call hook still runs

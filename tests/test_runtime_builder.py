@@ -189,7 +189,7 @@ def test_a_runtime_built_for_inspection_does_not_warn_about_what_the_cli_reports
     for inspecting, warned in ((False, True), (True, False)):
         caplog.clear()
         hooks = build_runtime(home, ask=False, inspecting=inspecting)
-        assert ("not approved and will not run" in caplog.text) is warned
+        assert ("not approved as they are now and will not run" in caplog.text) is warned
         [row] = [r for r in hooks.rows() if r["source"] == "shell"]
         assert row["status"] == "unapproved"
         hooks.close()

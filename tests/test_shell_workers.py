@@ -217,8 +217,9 @@ def test_changed_script_waits_for_approval_then_gets_a_new_worker(
         assert _fire(hooks, "block one").action == "block"
         (first,) = _starts(tmp_path)
         worker.write_text(worker.read_text() + "# changed\n")
-        assert _fire(hooks, "block two").action is None  # changed: not run until re-approved
-        assert len(_starts(tmp_path)) == 1
+        withheld = _fire(hooks, "block two")  # changed: not run until re-approved ...
+        assert withheld.action == "block" and "changed since approval" in withheld.message
+        assert len(_starts(tmp_path)) == 1  # ... and no worker started for it
         source.approve(source.all_hooks)
         assert _fire(hooks, "block three").action == "block"
         assert len(_starts(tmp_path)) == 2 and gone(first)

@@ -1,7 +1,9 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
 Consent for shell hooks: whether a hook may run (approved, unapproved, changed), the question
-asked on a terminal, pinning approvals to the scripts' hashes, and the warnings at start.
+asked on a terminal (again when a hook changed, showing what changed), pinning approvals to the
+hashes of the files that run as code, the warnings at start, and the one report, on the terminal
+and in the log, of a hook that was withheld or changed its own pinned file.
 
 The allowlist itself (its file, hashing, resolving what a command runs) is
 :mod:`hermes_hooks.consent`; this module applies it to configured hooks.
@@ -9,6 +11,7 @@ The allowlist itself (its file, hashing, resolving what a command runs) is
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import shlex
 import sys
@@ -40,7 +43,12 @@ class Consent:
     scripts: tuple[str, ...]
     #: Why the script that runs cannot be identified (``None``: it is pinned).
     unpinned: str | None = None
+    #: A person was asked to approve it (now, as it is) and said no.
+    declined: bool = False
 
+
+#: The states in which a hook that runs code is withheld: nobody approved it as it is now.
+WITHHELD = frozenset({"unapproved", "changed", "unpinned"})
 
 _prompt_lock = threading.Lock()
 
@@ -90,7 +98,8 @@ def interactive() -> bool:
 
 def question(hook: ShellHook, state: Consent) -> str:
     """The question that asks a person to approve ``hook`` (every field shown escaped: a
-    command must not repaint itself as something else)."""
+    command must not repaint itself as something else): the files its approval pins, and for
+    a hook approved before, what changed since."""
     if not hook.runs_code:  # an http or prompt hook of a project's file
         options = hook.options
         to = options.get("url") or options.get("base_url") or "$OPENAI_BASE_URL (the environment's)"
@@ -102,18 +111,75 @@ def question(hook: ShellHook, state: Consent) -> str:
             f"{shown(str(to))}\n  from:    {shown(hook.where)}\nAllow it? [y/N] "
         )
         return text
-    scripts = ", ".join(shown(s) for s in state.scripts) or "(none)"
+    pins = "".join(
+        f"\n    {consent.file_sha256(p) or 'missing':.12}  {shown(p)}" for p in state.scripts
+    )
+    pinned = pins or " (none)"
     if state.unpinned:
-        scripts += "\n  UNPINNED: " + shown(state.unpinned)
+        pinned += "\n  UNPINNED: " + shown(state.unpinned)
+    changed = ""
+    if state.status == "changed":  # the detail names each pinned file that changed
+        changed = f"  CHANGED: {shown(state.detail)}\n"
     text = Question(
-        "\nA shell hook wants to run with your user's rights:\n"
-        f"  event:   {shown(hook.event)}\n  command: {shown(hook.command)}\n"
-        f"  matcher: {shown(hook.matcher or '(every call)')}\n  script:  {scripts}\n"
+        ("\nA shell hook changed since you approved it; it wants to run with your user's rights:\n"
+         if state.status == "changed" else
+         "\nA shell hook wants to run with your user's rights:\n")
+        + changed
+        + f"  event:   {shown(hook.event)}\n  command: {shown(hook.command)}\n"
+        f"  matcher: {shown(hook.matcher or '(every call)')}\n"
+        f"  pins (what runs as code; approving pins these files' sha256):{pinned}\n"
         f"  sha256:  {state.digest or '-'}\n  from:    {shown(hook.where)}\n"
         + ("Allow it? [y/N] (s: show the script) " if state.scripts else "Allow it? [y/N] ")
-    )
+    )  # fmt: skip
     text.scripts = tuple(state.scripts)
     return text
+
+
+def differences(entry: Mapping[str, Any] | None, scripts: Sequence[str]) -> list[str]:
+    """What changed in the pinned files since ``entry`` was approved, one line per file (an
+    approval records each file's sha256 under ``pinned``; older ones only their joint hash)."""
+    before = entry.get("pinned") if entry is not None else None
+    if not isinstance(before, Mapping):
+        return []
+    lines = []
+    for path in scripts:
+        now = consent.file_sha256(path)
+        if path not in before:
+            lines.append(f"now pinned: {path}" + ("" if now else " (missing)"))
+        elif now is None:
+            lines.append(f"missing: {path}")
+        elif before[path] != now:
+            lines.append(f"changed: {path} (sha256 {str(before[path])[:12]} -> {now[:12]})")
+    lines.extend(f"no longer pinned: {path}" for path in before if path not in scripts)
+    return lines
+
+
+def tell(message: str) -> None:
+    """Report ``message`` on the terminal (stderr, escaped) and in the log: a host that sends
+    the log to a file (Hermes Agent: agent.log) would otherwise show nothing."""
+    log.warning("%s", message)
+    if not _log_reaches_stderr():
+        try:
+            sys.stderr.write(f"hermes-hooks: {shown(message)}\n")
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+
+
+def _log_reaches_stderr() -> bool:
+    """Whether a warning of ours is already printed on stderr by the logging setup."""
+    logger: logging.Logger | None = log
+    handled = False
+    while logger is not None:
+        for handler in logger.handlers:
+            handled = True
+            stream = getattr(handler, "stream", None)
+            if stream in (sys.stderr, sys.__stderr__) and handler.level <= logging.WARNING:
+                return True
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    return not handled and logging.lastResort is not None
 
 
 class Approvals:
@@ -138,12 +204,14 @@ class Approvals:
         self.ask = ask
         self._event_of = event_of
         self._static_env = static_env
-        self._answered: dict[tuple[str, str | None, str, str], bool] = {}
+        self._answered: dict[tuple[Any, ...], bool] = {}
         #: Every configured hook (set by the source): entries that share event, matcher and
         #: command but differ in env, working dir or protocol keep an approval each.
         self.configured: Callable[[], Sequence[ShellHook]] = lambda: ()
         self._warned: set[tuple[Any, ...]] = set()
         self._lock = threading.Lock()
+        #: Pinned files a hook changed while it ran (path: the hook's name), this process.
+        self.self_changed: dict[str, str] = {}
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
         """Whether ``hook`` may run now: active, unapproved or changed (and why)."""
@@ -202,10 +270,17 @@ class Approvals:
             return Consent("unpinned", detail, entry, digest, scripts, pins.unpinned)
         if "sha256" in entry and entry.get("sha256") != digest:
             what = ", ".join(scripts) or "the script"
-            if digest is None and entry.get("sha256"):
+            own = [p for p in scripts if p in self.self_changed]
+            if own:
+                detail = (f"the hook itself changed its pinned file {', '.join(own)} while it "
+                          "ran; review it and approve it again (a file a hook writes is data: "
+                          "do not list it under pin:)")  # fmt: skip
+            elif digest is None and entry.get("sha256"):
                 detail = f"{what} is missing since approval"
             else:
-                detail = f"{what} changed since approval; review it and approve it again"
+                found = "; ".join(differences(entry, scripts))
+                detail = (f"{what} changed since approval{f' ({found})' if found else ''}; "
+                          "review it and approve it again")  # fmt: skip
             return Consent("changed", detail, entry, digest, scripts, pins.unpinned)
         if "sha256" not in entry and consent.modified_since(
             pins.script, entry.get("script_mtime_at_approval")
@@ -217,8 +292,9 @@ class Approvals:
         return Consent("active", None, entry, digest, scripts, pins.unpinned)
 
     def permit(self, hook: ShellHook, env: Mapping[str, str]) -> Consent:
-        """Consent at firing time: pins approvals Hermes wrote, asks on a terminal (once per
-        hook), warns once about a changed hook."""
+        """Consent at firing time: pins approvals Hermes wrote; a hook not approved as it is now
+        (unapproved, changed, unpinned) is asked about when a person can be asked (once per hook
+        and version: a "no" is remembered while the file stays as it is)."""
         state = self.consent(hook, env)
         if state.status == "active":
             entry = state.entry
@@ -226,27 +302,62 @@ class Approvals:
             if "sha256" not in entry or "matcher" not in entry or "binding" not in entry:
                 self._pin(hook, state)
             return state
-        if state.status in ("changed", "unpinned"):
-            self.warn_once(("changed", hook.key), f"shell hook {hook.name!r} ({hook.where}) not run: "
-                           f"{state.detail}: {hook.approve_command}")  # fmt: skip
-            return state
         ask = self.ask
-        if ask is None:
+        if ask is None or state.status not in WITHHELD:
             return state
-        key = (*hook.approval_key, hook.binding)
+        key = (*hook.approval_key, hook.binding, state.status, state.digest)
         with _prompt_lock:
             if key not in self._answered:
                 self._answered[key] = ask(question(hook, state))
                 if self._answered[key]:
-                    self.approve([hook])
+                    self.approve([hook], unpinned=bool(state.unpinned))
         if self._answered[key]:
             return self.consent(hook, env)
-        return state
+        return dataclasses.replace(state, declined=True)
+
+    def withheld(
+        self, hook: ShellHook, state: Consent, event: str, blocks: bool, *, loud: bool = True
+    ) -> None:
+        """Report, once per hook and version, that ``hook`` was not run at a firing of
+        ``event`` (``blocks``: what it guards is blocked instead), with the fix."""
+        fix = state.detail if state.status == "unpinned" else f"{state.detail}; {hook.remedy}"
+        if state.declined:
+            outcome = "you declined it, so it is skipped"
+        elif blocks:
+            outcome = (f"it guards {event}, which can block, so every {event} it matches is "
+                       "blocked until it is approved")  # fmt: skip
+        else:
+            outcome = f"skipped ({event} cannot block)"
+        self.warn_once(("withheld", hook.key, state.status, state.digest),
+                       f"shell hook {hook.name!r} ({hook.where}) not run: {outcome}: {fix}",
+                       loud=loud)  # fmt: skip
+
+    def pinned_now(self, scripts: Sequence[str]) -> dict[str, str | None]:
+        """The sha256 of each pinned file now (cached while the file is unchanged)."""
+        return {path: consent.file_sha256(path) for path in scripts}
+
+    def ran(self, hook: ShellHook, before: Mapping[str, str | None], event: str) -> str | None:
+        """After ``hook`` ran: the pinned files it changed itself, reported once (terminal and
+        log) and remembered so that its consent says so; ``None`` when it changed none."""
+        own = [p for p, digest in before.items() if consent.file_sha256(p) != digest]
+        if not own:
+            return None
+        with self._lock:
+            self.self_changed.update((p, hook.name) for p in own)
+        message = (
+            f"shell hook {hook.name!r} ({hook.where}) changed its own pinned file "
+            f"{', '.join(own)} while it ran on {event}: it is 'changed' from now on and will not "
+            f"run until approved again. If the file is data the hook writes (a log, a state "
+            f"file), take it out of pin: and approve it again: {hook.approve_command}"
+        )
+        self.warn_once(("self-changed", hook.key, *own), message, loud=True)
+        return message
 
     def _pin(self, hook: ShellHook, state: Consent) -> None:
         entry = dict(state.entry or {})
         entry.setdefault("matcher", hook.matcher)
         entry["sha256"] = state.digest
+        entry["pinned"] = self.pinned_now(state.scripts)
         entry["binding"] = hook.binding
         self.allowlist.approve([entry], keep=self._siblings())
         log.warning(
@@ -273,10 +384,14 @@ class Approvals:
             rec["binding"] = hook.binding
             if not hook.runs_code:
                 rec["place"] = hook.where  # an edit of the entry is then 'changed' (consent())
+            rec["pinned"] = self.pinned_now(state.scripts)
             if state.unpinned:
                 rec["unpinned"] = True
             records.append(rec)
             done.append(hook)
+            with self._lock:
+                for path in state.scripts:  # approved as it is now: a fresh start
+                    self.self_changed.pop(path, None)
         if records:
             self.allowlist.approve(records, keep=self._siblings())
         return done
@@ -304,24 +419,25 @@ class Approvals:
             return
         if self.ask is not None:
             return  # asked on a terminal the first time each one would run
-        unapproved = [h for h in pending if self.consent(h).status == "unapproved"]
-        if unapproved:
-            names = "; ".join(f"{h.event}: {h.command}" for h in unapproved)
-            log.warning(
-                "%d shell hook(s) are not approved and will not run (%s). Approve them with "
-                "`hermes hooks approve --all` (or `hermes hooks approve COMMAND`), or start with "
-                "--accept-hooks, HERMES_ACCEPT_HOOKS=1 or `hooks_auto_accept: true` in config.yaml",
-                len(unapproved),
-                names,
-            )
+        names = "; ".join(f"{h.event}: {h.command} ({self.consent(h).status})" for h in pending)
+        log.warning(
+            f"{len(pending)} shell hook(s) are not approved as they are now and will not run; "
+            f"on an event that can block, the calls they match are blocked ({names}). Approve "
+            "them with `hermes hooks approve --all` (or `hermes hooks approve COMMAND`), or start "
+            "with --accept-hooks, HERMES_ACCEPT_HOOKS=1 or `hooks_auto_accept: true` in config.yaml"
+            " (each is reported again, on the terminal too, the first time it would run)"
+        )
 
-    def warn_once(self, key: tuple[Any, ...], message: str) -> None:
-        """Log ``message`` the first time ``key`` is seen."""
+    def warn_once(self, key: tuple[Any, ...], message: str, *, loud: bool = False) -> None:
+        """Log ``message`` the first time ``key`` is seen (``loud``: on the terminal too)."""
         with self._lock:
             if key in self._warned:
                 return
             self._warned.add(key)
-        log.warning("%s", message)
+        if loud:
+            tell(message)
+        else:
+            log.warning("%s", message)
 
 
 def revoke(home: Path, command: str) -> int:

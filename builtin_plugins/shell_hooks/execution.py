@@ -27,7 +27,7 @@ from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
 
 from . import dialects, kinds
-from .approvals import Approvals
+from .approvals import WITHHELD, Approvals
 from .background import Background
 from .checks import command_problem
 from .context_cap import ContextCap
@@ -211,13 +211,15 @@ class Runner:
         for run, outcome in zip(started, self._run_batches(started, commands), strict=True):
             run.ran = True
             run.outcome = outcome
+            if run.pinned:
+                run.self_changed = self.approvals.ran(run.hook, run.pinned, info.name)
         for run in runs:
             if run.ran:
                 assert run.outcome is not None
                 run.answer = self._answer(info, run.hook, run.outcome, kwargs)
                 if run.hook.background:  # an async hook's answer decides nothing
                     run.answer = dataclasses.replace(run.answer, value=None)
-            elif run.hook.fail_closed:
+            elif run.hook.fail_closed or self._blocks(info, run):
                 run.answer = self._refused(info, run)
             if self.observe is not None:
                 self.observe(info, run, kwargs)
@@ -283,8 +285,16 @@ class Runner:
             else self.approvals.consent(hook, env)
         )
         run.status, run.detail, run.digest = state.status, state.detail, state.digest
+        run.declined = state.declined
         if state.status != "active" and not force:
+            if state.status in WITHHELD:
+                blocks = hook.fail_closed or self._blocks(info, run)
+                # a recording (`hermes hooks test`) shows every run itself: logged only
+                loud = RECORDER.get() is None
+                self.approvals.withheld(hook, state, info.name, blocks, loud=loud)
             return None
+        if not typed and not force:
+            run.pinned = self.approvals.pinned_now(state.scripts)
         # http and prompt hooks send the payload off this machine: redacted (redact_secrets)
         key = (dialects.payload_key(hook), typed)
         if key not in encoded:
@@ -319,15 +329,33 @@ class Runner:
         return process.Command(run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir,
                                cap=self.cap, pinned=run.digest)  # fmt: skip
 
+    @staticmethod
+    def _blocks(info: EventInfo, run: Run) -> bool:
+        """Whether a hook that was not run blocks its event: a hook nobody approved as it is now
+        (unapproved, changed, unpinned), on an event that can block, when no person was asked
+        and said no. A guard edited after its approval must not go quiet where nobody can be
+        asked (a headless run, Hermes Agent without a terminal)."""
+        return (
+            run.status in WITHHELD
+            and not run.declined
+            and not run.hook.background
+            and run.hook.runs_code
+            and info.can_block
+        )
+
     def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
-        """A ``fail_closed`` hook that did not run (unapproved, changed): its answer is unknown,
-        so it blocks, saying how to approve it."""
+        """A hook that did not run and blocks (``fail_closed``, or withheld on an event that
+        can block: :meth:`_blocks`): its answer is unknown, so it blocks, saying how to approve
+        it."""
         hook = run.hook
         why = run.detail or run.status
-        message = (
-            f"shell hook {hook.name} ({hook.where}) is fail_closed and was not run ({why}); "
-            f"{hook.remedy}"
-        )
+        if hook.fail_closed:
+            message = (f"shell hook {hook.name} ({hook.where}) is fail_closed and was not run "
+                       f"({why}); {hook.remedy}")  # fmt: skip
+        else:
+            fix = why if run.status == "unpinned" else f"{why}; {hook.remedy}"
+            message = (f"shell hook {hook.name} ({hook.where}) guards {info.name} and was not run, "
+                       f"so this call is blocked: {fix}")  # fmt: skip
         return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(

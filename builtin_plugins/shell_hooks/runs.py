@@ -30,6 +30,11 @@ class Run:
     argv: list[str] = field(default_factory=list)
     stdin: bytes = b""
     digest: str | None = None  # the sha256 consent pinned for what ran
+    declined: bool = False  # a person was asked to approve it and said no
+    #: The sha256 of each pinned file just before it ran (to catch a hook changing its own).
+    pinned: dict[str, str | None] = field(default_factory=dict)
+    #: What the hook changed of its own pinned files while it ran (reported), or ``None``.
+    self_changed: str | None = None
 
     @property
     def ms(self) -> float:
@@ -60,6 +65,7 @@ class Run:
             "dropped": answer.dropped if answer else None,
             "defaulted": answer.defaulted if answer else None,
             "sha256": self.digest,
+            "self_changed": self.self_changed,
             "persistent": hook.kind == "worker",
             "pid": out.pid if out else None,
         }
@@ -96,8 +102,8 @@ def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> 
     from hermes_hooks.trace import summarise
 
     answer = run.answer
-    if not run.ran and answer is None:
-        outcome = run.status
+    if not run.ran and (answer is None or not run.hook.fail_closed):
+        outcome = run.status  # not run (a withheld hook's block says so, as its error)
     elif answer is not None and answer.failure:
         outcome = "failed"
     elif answer is not None and answer.dropped:
@@ -112,8 +118,10 @@ def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> 
         outcome=outcome,
         decision=summarise(answer.value) if answer is not None else None,
         dropped=answer.dropped if answer is not None else None,
-        error=(answer.failure if answer is not None else None)
-        or (not_run(run) if not run.ran else None),
+        error=(not_run(run) if not run.ran and not run.hook.fail_closed else None)
+        or (answer.failure if answer is not None else None)
+        or (not_run(run) if not run.ran else None)
+        or run.self_changed,
         sha256=run.digest,
         kwargs=kwargs,
         raw=answer.raw if answer is not None else None,

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..consent import file_sha256
 from ..terminal import echo
 from . import State, _logging
 
@@ -122,6 +123,10 @@ def approve_cmd(state: State, commands: tuple[str, ...], approve_all: bool, unpi
         state_now = source.consent(hook)
         echo(f"approved {hook.event}: {hook.command}" + (f" [{hook.matcher}]" if hook.matcher else "")
                    + (f" (sha256 {state_now.digest[:12]}…)" if state_now.digest else ""))  # fmt: skip
+        for path in state_now.scripts:
+            echo(f"  pins {path} (sha256 {(file_sha256(path) or 'missing')[:12]}…)")
+        if not state_now.scripts:
+            echo("  pins no file (nothing on disk identifies what it runs)")
     echo(f"{len(done)} approval(s) written to {source.allowlist.path}")
 
 

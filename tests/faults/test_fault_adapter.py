@@ -144,8 +144,11 @@ def test_fail_closed_guard_deleted_after_approval_blocks(home: Path, tmp_path: P
     assert "hermes hooks approve" in d.message
 
 
-def test_changed_guard_without_fail_closed_is_skipped(home: Path, tmp_path: Path) -> None:
+def test_changed_guard_without_fail_closed_blocks_when_nobody_can_be_asked(
+    home: Path, tmp_path: Path
+) -> None:
     guard = _copy_guard(tmp_path)
     hooks = load(home, {"pre_tool_call": [{"command": str(guard)}]})
     guard.write_text("#!/bin/sh\nexit 0\n")
-    assert hooks.pre_tool_call(tool_name="terminal", args=RM).action is None
+    d = hooks.pre_tool_call(tool_name="terminal", args=RM)
+    assert d.action == "block" and f"hermes hooks approve {guard}" in d.message

@@ -207,4 +207,5 @@ def test_hermes_entry_older_than_the_script_is_changed(home: Path, tmp_path: Pat
     (home / consent.FILENAME).write_text(json.dumps({"approvals": [entry]}))
     hooks = load(home, {"pre_tool_call": [{"command": str(guard)}]}, accept=False)
     assert _status(hooks) == "changed"
-    assert hooks.pre_tool_call(tool_name="t", args={}).action is None  # not run
+    d = hooks.pre_tool_call(tool_name="t", args={})  # not run: nobody to ask, so it blocks
+    assert d.action == "block" and "modified after Hermes approved it" in d.message
