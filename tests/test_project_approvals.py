@@ -85,8 +85,10 @@ def test_an_unapproved_project_prompt_hook_decides_nothing(agents, llm, caplog):
     assert answer is not None and answer.action == "deny"
     assert "hermes hooks approve" in (answer.message or "")
     assert llm.received == []  # not even asked: the payload stays here
+    # the start-up summary, then the hook's own report at its first firing (never repeated)
     said = [r.getMessage() for r in caplog.records if "not approved" in r.getMessage()]
-    assert len(said) == 1 and "hermes hooks approve" in said[0] and "prompt judge-1" in said[0]
+    own = [m for m in said if "approve it: `hermes hooks approve 'prompt judge-1" in m]
+    assert len(own) == 1 and len(said) <= 2, said
     assert {r["status"] for r in rows(agents)} == {"unapproved"}
 
 
@@ -280,7 +282,8 @@ def test_an_unapproved_project_prompt_hook_is_reported_once_on_stderr(agents, ll
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert done.stdout.strip() == "block"
+    # the start-up summary, then the hook's own report at its first firing, not at each one
     said = [line for line in done.stderr.splitlines() if "not approved" in line]
-    assert len(said) == 1 and "hermes hooks approve" in said[0], done.stderr
-    assert "prompt judge-1" in said[0]
+    own = [line for line in said if "approve it: `hermes hooks approve 'prompt judge-1" in line]
+    assert len(own) == 1 and len(said) <= 2, done.stderr
     assert llm.received == []
