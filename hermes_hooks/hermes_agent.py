@@ -280,8 +280,10 @@ class Bridge:
         def relay(**kw: Any) -> Any:
             self._adopt(name)
             hooks = self.hooks
-            if hooks is None or not hooks.has_hook(name):
+            if hooks is None:
                 return None
+            # Into the runtime even when no hook listens (it answers at once then): the tracer
+            # learns from subagent_start which session started which sub-agent.
             try:
                 result = hooks.call(name, **kw)
             except Exception as exc:  # a bad argument set from a newer Hermes: fail open, loudly
