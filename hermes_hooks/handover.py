@@ -174,29 +174,18 @@ def script_problems() -> list[str]:
     another environment. ``pip uninstall`` of either package removes the script both installed;
     reinstalling the other brings its own back."""
     import shutil
-    import sysconfig
 
-    name = "hermes.exe" if os.name == "nt" else "hermes"
-    path = Path(sysconfig.get_path("scripts")) / name
-    meanwhile = "`hermes-hooks ...` works meanwhile (`hermes-hooks list`, `hermes-hooks doctor`)"
+    path = _script()
     problems = []
     if not path.exists():
         if agent_entry_point() is not None:
             problems.append(f"no `hermes` script in {path.parent} although hermes-agent is "
                             f"installed: run `{RESTORE}`")  # fmt: skip
+    elif script_owner(path) is None:
+        problems.append(f"{path} is neither hermes-agent's nor hermes-hooks' script: run "
+                        f"`{reinstall_ours()}`")  # fmt: skip
     else:
-        owner = script_owner(path)
-        if owner is None:
-            problems.append(f"{path} is neither hermes-agent's nor hermes-hooks' script: run "
-                            f"`{reinstall_ours()}`")  # fmt: skip
-        elif owner == "hermes-agent":
-            problems.append(
-                f"{path} is Hermes Agent's own `hermes` script (hermes-agent was installed after "
-                "hermes-hooks and replaced ours), so `hermes hooks ...` runs Hermes' own `hooks` "
-                "command (its list/test/revoke/doctor; `approve`, `import`, ... fail with "
-                '"invalid choice"), not hermes-hooks. Put ours back (it hands every other '
-                f"command line to Hermes unchanged): `{reinstall_ours()}`; {meanwhile}"
-            )
+        problems += [p for p in (taken_over(),) if p]
     found = shutil.which("hermes")
     if found is not None and not _same_file(Path(found), path):
         if script_owner(Path(found)) == "hermes-agent":
@@ -205,9 +194,37 @@ def script_problems() -> list[str]:
                 f"environment than this hermes-hooks ({path.parent}): `hermes hooks ...` typed in "
                 "this shell runs Hermes' own `hooks` command, which knows nothing of hermes-hooks. "
                 f"Install hermes-hooks where that Hermes is (`{_interpreter(Path(found))} -m pip "
-                f"install hermes-hooks`) or put {path.parent} first on PATH; {meanwhile}"
+                f"install hermes-hooks`) or put {path.parent} first on PATH; {_MEANWHILE}"
             )
     return problems
+
+
+_MEANWHILE = "`hermes-hooks ...` works meanwhile (`hermes-hooks list`, `hermes-hooks doctor`)"
+
+
+def _script() -> Path:
+    """This environment's ``hermes`` console script (which may not exist)."""
+    import sysconfig
+
+    name = "hermes.exe" if os.name == "nt" else "hermes"
+    return Path(sysconfig.get_path("scripts")) / name
+
+
+def taken_over() -> str | None:
+    """When this environment's ``hermes`` script is Hermes Agent's own (hermes-agent installed
+    after hermes-hooks), what that means and the command that puts ours back; else ``None``.
+    ``hermes hooks doctor`` reports it, and the bridge says it once on stderr when Hermes loads
+    it, since nothing reaches hermes-hooks when the user types ``hermes hooks`` then."""
+    path = _script()
+    if script_owner(path) != "hermes-agent":
+        return None
+    return (
+        f"{path} is Hermes Agent's own `hermes` script (hermes-agent was installed after "
+        "hermes-hooks and replaced ours), so `hermes hooks ...` runs Hermes' own `hooks` "
+        "command (its list/test/revoke/doctor; `approve`, `import`, ... fail with "
+        '"invalid choice"), not hermes-hooks. Put ours back (it hands every other '
+        f"command line to Hermes unchanged): `{reinstall_ours()}`; {_MEANWHILE}"
+    )
 
 
 def _same_file(a: Path, b: Path) -> bool:

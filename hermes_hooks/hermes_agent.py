@@ -127,6 +127,7 @@ class Bridge:
         patch = hermes_patch.Patch.for_running_hermes()
         if self.hooks is None:
             self.hooks = _load(patched=patch is not None)
+            _say_if_script_taken_over()
         elif self.patch is not None:
             self.patch.release(self.hooks)  # a rediscovery: Hermes loaded its plugins anew
         self.patch = patch
@@ -319,6 +320,20 @@ def _as_hermes_answer(info: EventInfo, kwargs: Mapping[str, Any], result: Any) -
     if info.kind == "context":
         return result or None  # Hermes reads a plain string as context where it injects any
     return None
+
+
+def _say_if_script_taken_over() -> None:
+    """Once per process, on stderr (the terminal, not only agent.log): Hermes' own ``hermes``
+    script replaced ours, so ``hermes hooks ...`` no longer reaches hermes-hooks."""
+    from .handover import taken_over
+
+    try:
+        problem = taken_over()
+    except Exception as exc:  # a check that cannot run must not stop Hermes
+        log.debug("hermes-hooks: could not check the hermes script: %s", exc)
+        return
+    if problem:
+        sys.stderr.write(f"hermes-hooks: {problem}\n")
 
 
 def _hermes_hook_names() -> tuple[str, ...]:

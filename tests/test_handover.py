@@ -133,6 +133,8 @@ def test_hermes_agent_reinstalled_after_us_is_reported_with_the_command_that_fix
     assert code == 1
     (problem,) = problems
     assert "Hermes Agent's own `hermes` script" in problem and "hermes-hooks ..." in problem
+    # Hermes loading the bridge (hermes chat does) says it on the terminal too, once.
+    assert _bridge_stderr(venv, home).count(problem) == 1
     fix = problem.split("Put ours back")[1].split("`")[1]
     python, rest = fix.split(" -m pip ", 1)
     assert python == str(venv.python)
@@ -140,7 +142,17 @@ def test_hermes_agent_reinstalled_after_us_is_reported_with_the_command_that_fix
     pip(*rest.split(), python=venv.python)  # the venv has no pip of its own
     assert "pre_tool_call" in hermes(venv, home, "hooks", "events").stdout
     assert _doctor(venv, home)[1] == []
+    assert "hermes-hooks:" not in _bridge_stderr(venv, home)
     assert hermes(venv, home, "config", "path").stdout.strip().endswith(".hermes/config.yaml")
+
+
+def _bridge_stderr(venv: Venv, home: Path) -> str:
+    """What Hermes' own plugin discovery, with hermes-hooks enabled, writes on stderr."""
+    hermes_home = home / ".hermes"
+    hermes_home.mkdir(exist_ok=True)
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [hermes-hooks]\n")
+    code = "from hermes_cli import plugins; plugins.discover_plugins(); plugins.discover_plugins(force=True)"
+    return venv.py(code, HOME=str(home), HERMES_HOME=str(hermes_home)).stderr
 
 
 def test_hermes_agents_own_hermes_first_on_path_is_reported(venvs, both, home):
