@@ -89,6 +89,31 @@ def either(*names: str, default: Any = "") -> Field:
 session_of = either("session_id", "parent_session_id")
 
 
+def subagent_of(kwargs: Mapping[str, Any]) -> Any:
+    """The sub-agent an event is about (``subagent_start``, ``subagent_stop``): its session,
+    ``child_session_id``, else ``child_subagent_id``, else ``""``. One id for one sub-agent on
+    every event that names it (Claude Code's ``agent_id``), and the ``session_id`` its own
+    calls carry, so a sub-agent's start, calls and stop pair up."""
+    for name in ("child_session_id", "child_subagent_id"):
+        value = kwargs.get(name)
+        if value is not None and value != "":
+            return value
+    return ""
+
+
+subagent_of.reads = "child_session_id"  # type: ignore[attr-defined]  # see Field
+
+
+def lineage_of(kwargs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(sub-agent session, parent session)`` when an event's arguments announce a sub-agent
+    (both ``child_session_id`` and ``parent_session_id`` set), else ``None``: what receipts
+    read to name a sub-agent's parent on every call the sub-agent makes."""
+    child, parent = kwargs.get("child_session_id"), kwargs.get("parent_session_id")
+    if isinstance(child, str) and child and isinstance(parent, str) and parent:
+        return child, parent
+    return None
+
+
 def tool_response(kwargs: Mapping[str, Any]) -> Any:
     """The host's ``result`` string as Claude Code's ``tool_response``: the JSON object it holds,
     else ``{"output": result}``."""

@@ -115,21 +115,138 @@ def main() -> None:
     sys.exit(ep.load()())
 
 
-def script_problem() -> str | None:
-    """Why this environment's ``hermes`` script is not one that reaches both us and Hermes Agent,
-    or ``None`` (for ``hermes hooks doctor``). ``pip uninstall`` of either package removes the
-    script both installed; reinstalling hermes-agent brings Hermes' back."""
-    import sysconfig
+#: What each package's ``hermes`` console script imports (pip, uv and the Windows launchers
+#: all write the entry point's module into the script).
+_OURS, _THEIRS = b"hermes_hooks.handover", b"hermes_cli"
 
-    path = Path(sysconfig.get_path("scripts")) / ("hermes.exe" if os.name == "nt" else "hermes")
+
+def script_owner(path: Path) -> str | None:
+    """Which package wrote the ``hermes`` script at ``path``: ``"hermes-hooks"``,
+    ``"hermes-agent"``, or ``None`` (neither, or unreadable)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if _OURS in data:
+        return "hermes-hooks"
+    if _THEIRS in data:
+        return "hermes-agent"
+    return None
+
+
+def reinstall_ours() -> str:
+    """The command that puts our ``hermes`` script back over Hermes' in this environment, as
+    hermes-hooks was installed here (PEP 610 ``direct_url.json``: editable, a local wheel or
+    directory, a VCS URL; else the installed version from the index)."""
+    import json
+    import shlex
+    from importlib.metadata import distributions
+
+    spec = "hermes-hooks"
+    # The installed one (with its direct_url.json) before a build's egg-info in the cwd.
+    found = sorted(distributions(name="hermes-hooks"), key=lambda d: not d.read_text("RECORD"))
+    dist = found[0] if found else None
+    if dist is not None:
+        spec = f"hermes-hooks=={dist.version}"
+        try:
+            direct = json.loads(dist.read_text("direct_url.json") or "null")
+        except ValueError:
+            direct = None
+        url = direct.get("url") if isinstance(direct, dict) else None
+        if isinstance(url, str) and url:
+            from urllib.parse import unquote, urlsplit
+
+            parts = urlsplit(url)
+            where = unquote(parts.path) if parts.scheme == "file" else url
+            if isinstance(direct.get("vcs_info"), dict):
+                where = f"git+{url}" if not url.startswith("git+") else url
+            editable = (direct.get("dir_info") or {}).get("editable") is True
+            spec = f"-e {shlex.quote(where)}" if editable else shlex.quote(where)
+    python = shlex.quote(sys.executable)
+    return f"{python} -m pip install --force-reinstall --no-deps {spec}"
+
+
+def script_problems() -> list[str]:
+    """Why ``hermes hooks ...`` typed here would not reach hermes-hooks, or why ``hermes ...``
+    would not reach Hermes Agent (for ``hermes hooks doctor``): this environment's ``hermes``
+    script missing, foreign, or Hermes' own (hermes-agent installed after hermes-hooks, so Hermes
+    answers ``hermes hooks`` itself), and a ``hermes`` first on ``PATH`` that is Hermes' own from
+    another environment. ``pip uninstall`` of either package removes the script both installed;
+    reinstalling the other brings its own back."""
+    import shutil
+
+    path = _script()
+    problems = []
     if not path.exists():
         if agent_entry_point() is not None:
-            return f"no `hermes` script in {path.parent} although hermes-agent is installed: run `{RESTORE}`"
+            problems.append(f"no `hermes` script in {path.parent} although hermes-agent is "
+                            f"installed: run `{RESTORE}`")  # fmt: skip
+    elif script_owner(path) is None:
+        problems.append(f"{path} is neither hermes-agent's nor hermes-hooks' script: run "
+                        f"`{reinstall_ours()}`")  # fmt: skip
+    else:
+        problems += [p for p in (taken_over(),) if p]
+    found = shutil.which("hermes")
+    if found is not None and not _same_file(Path(found), path):
+        if script_owner(Path(found)) == "hermes-agent":
+            problems.append(
+                f"the `hermes` first on PATH is {found}, Hermes Agent's own script from another "
+                f"environment than this hermes-hooks ({path.parent}): `hermes hooks ...` typed in "
+                "this shell runs Hermes' own `hooks` command, which knows nothing of hermes-hooks. "
+                f"Install hermes-hooks where that Hermes is (`{_interpreter(Path(found))} -m pip "
+                f"install hermes-hooks`) or put {path.parent} first on PATH; {_MEANWHILE}"
+            )
+    return problems
+
+
+_MEANWHILE = "`hermes-hooks ...` works meanwhile (`hermes-hooks list`, `hermes-hooks doctor`)"
+
+
+def _script() -> Path:
+    """This environment's ``hermes`` console script (which may not exist)."""
+    import sysconfig
+
+    name = "hermes.exe" if os.name == "nt" else "hermes"
+    return Path(sysconfig.get_path("scripts")) / name
+
+
+def taken_over() -> str | None:
+    """When this environment's ``hermes`` script is Hermes Agent's own (hermes-agent installed
+    after hermes-hooks), what that means and the command that puts ours back; else ``None``.
+    ``hermes hooks doctor`` reports it, and the bridge says it once on stderr when Hermes loads
+    it, since nothing reaches hermes-hooks when the user types ``hermes hooks`` then."""
+    path = _script()
+    if script_owner(path) != "hermes-agent":
         return None
+    return (
+        f"{path} is Hermes Agent's own `hermes` script (hermes-agent was installed after "
+        "hermes-hooks and replaced ours), so `hermes hooks ...` runs Hermes' own `hooks` "
+        "command (its list/test/revoke/doctor; `approve`, `import`, ... fail with "
+        '"invalid choice"), not hermes-hooks. Put ours back (it hands every other '
+        f"command line to Hermes unchanged): `{reinstall_ours()}`; {_MEANWHILE}"
+    )
+
+
+def _same_file(a: Path, b: Path) -> bool:
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")[:2000]
-    except OSError as exc:
-        return f"{path}: cannot read: {exc.strerror or exc}"
-    if "hermes_hooks" in text or "hermes_cli" in text:
-        return None
-    return f"{path} is neither hermes-agent's nor hermes-hooks' script: run `{RESTORE}`"
+        return a.resolve() == b.resolve() or (b.exists() and a.samefile(b))
+    except OSError:
+        return False
+
+
+def _interpreter(script: Path) -> str:
+    """The interpreter a console script starts (its ``#!`` line), or ``python``."""
+    import shlex
+
+    try:
+        with script.open("rb") as f:
+            first, second = (f.readline(4096).decode("utf-8", "replace").strip() for _ in "12")
+    except OSError:
+        return "python"
+    exec_form = "'''exec' "  # pip's form for an interpreter path too long or with spaces
+    if second.startswith(exec_form):
+        words = shlex.split(second[len(exec_form) :], posix=True)
+        return shlex.quote(words[0]) if words else "python"
+    if first.startswith("#!") and first[2:].strip():
+        return shlex.quote(first[2:].strip().split()[0])
+    return "python"

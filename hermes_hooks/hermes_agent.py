@@ -127,6 +127,7 @@ class Bridge:
         patch = hermes_patch.Patch.for_running_hermes()
         if self.hooks is None:
             self.hooks = _load(patched=patch is not None)
+            _say_if_script_taken_over()
         elif self.patch is not None:
             self.patch.release(self.hooks)  # a rediscovery: Hermes loaded its plugins anew
         self.patch = patch
@@ -280,8 +281,10 @@ class Bridge:
         def relay(**kw: Any) -> Any:
             self._adopt(name)
             hooks = self.hooks
-            if hooks is None or not hooks.has_hook(name):
+            if hooks is None:
                 return None
+            # Into the runtime even when no hook listens (it answers at once then): the tracer
+            # learns from subagent_start which session started which sub-agent.
             try:
                 result = hooks.call(name, **kw)
             except Exception as exc:  # a bad argument set from a newer Hermes: fail open, loudly
@@ -317,6 +320,20 @@ def _as_hermes_answer(info: EventInfo, kwargs: Mapping[str, Any], result: Any) -
     if info.kind == "context":
         return result or None  # Hermes reads a plain string as context where it injects any
     return None
+
+
+def _say_if_script_taken_over() -> None:
+    """Once per process, on stderr (the terminal, not only agent.log): Hermes' own ``hermes``
+    script replaced ours, so ``hermes hooks ...`` no longer reaches hermes-hooks."""
+    from .handover import taken_over
+
+    try:
+        problem = taken_over()
+    except Exception as exc:  # a check that cannot run must not stop Hermes
+        log.debug("hermes-hooks: could not check the hermes script: %s", exc)
+        return
+    if problem:
+        sys.stderr.write(f"hermes-hooks: {problem}\n")
 
 
 def _hermes_hook_names() -> tuple[str, ...]:

@@ -220,6 +220,7 @@ class Hooks(TypedHelpers):
         route = self.manager.routes.get(event)
         if route is None:
             route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
+        self._note(kwargs)
         if not route.plan:
             return route.neutral(kwargs)
         return self._told(route, self._dispatch.run(route, kwargs))
@@ -237,6 +238,7 @@ class Hooks(TypedHelpers):
         route = self.manager.routes.get(event)
         if route is None:
             route = self.manager.routes[self.manager.event(event).name]  # raises for unknown
+        self._note(kwargs)
         if not route.plan:
             return route.neutral(kwargs)
         return self._told(route, await self._dispatch.arun(route, kwargs))
@@ -246,6 +248,7 @@ class Hooks(TypedHelpers):
 
         Works for any event name, including unknown ones that Hermes-style plugins registered
         (their raw values come back)."""
+        self._note(kwargs)
         route = self.manager.routes.get(event)
         if route is None:
             # A name no spec declares, that Hermes-style plugins registered: raw values back.
@@ -288,9 +291,17 @@ class Hooks(TypedHelpers):
         for name in route.required:
             if name not in kwargs:
                 raise missing_argument(route.info, name, kwargs)
+        self._note(kwargs)
         if not route.plan:
             return route.neutral(kwargs)
         return self._told(route, self._dispatch.run(route, kwargs))
+
+    def _note(self, kwargs: Mapping[str, Any]) -> None:
+        """Every firing, hooked or not, tells the tracer which session started which sub-agent
+        (so the receipts of a sub-agent's calls name its parent)."""
+        tracer = self._dispatch.tracer
+        if tracer is not None:
+            tracer.note(kwargs)
 
     # ------------------------------------------------------------------ host interface
 

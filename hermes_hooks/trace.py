@@ -10,6 +10,12 @@ event with a child span per hook. When none is on, dispatch pays one attribute c
 
 Built-in hook sources (shell hooks) report their own hooks through :meth:`Tracer.record`, so a
 receipt names the script that ran and its sha256.
+
+A receipt names the session of its firing (``session_id``; a sub-agent event's is its parent's)
+and, for a sub-agent, the session that started it (``parent_session_id``) and the sub-agent
+(``agent_id``, its session: the id Claude Code's ``SubagentStart``/``SubagentStop`` carry). The
+tracer learns who started whom from every firing that announces a sub-agent
+(:meth:`Tracer.note`, which the runtime calls whether or not a hook listens).
 """
 
 from __future__ import annotations
@@ -22,12 +28,18 @@ import os
 import sys
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from .contract import lineage_of, session_of, subagent_of
+
 log = logging.getLogger("hermes_hooks")
+
+#: How many sub-agent sessions a tracer remembers the parent of (the oldest are forgotten).
+LINEAGE_LIMIT = 4096
 
 
 @dataclasses.dataclass
@@ -90,6 +102,8 @@ class Tracer:
         #: runtime's :meth:`~hermes_hooks.Hooks.redact`: ``redact_secrets``).
         self.redact: Callable[[Any], Any] = _same
         self._lock = threading.Lock()
+        #: Sub-agent session -> the session that started it, newest last.
+        self._parents: OrderedDict[str, str] = OrderedDict()
         self._otel: Any = None
         if otel:
             try:
@@ -116,6 +130,31 @@ class Tracer:
             return None
         return cls(stderr=stderr, file=file, payloads=bool(config.get("trace_payloads")), otel=otel)
 
+    # -------------------------------------------------------------- sessions
+
+    def note(self, kwargs: Mapping[str, Any]) -> None:
+        """Learn from one firing's arguments which session started which sub-agent (an event
+        that announces one: :func:`hermes_hooks.contract.lineage_of`)."""
+        pair = lineage_of(kwargs)
+        if pair is None:
+            return
+        child, parent = pair
+        with self._lock:
+            self._parents.pop(child, None)
+            self._parents[child] = parent
+            while len(self._parents) > LINEAGE_LIMIT:
+                self._parents.popitem(last=False)
+
+    def sessions(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """The receipt fields that place a firing: ``session_id``, ``parent_session_id`` (when
+        the session is a sub-agent's) and ``agent_id`` (the sub-agent the firing is about or
+        runs in), ``None`` where there is none."""
+        session = session_of(kwargs) or None
+        about = subagent_of(kwargs) or None
+        parent = self._parents.get(session) if isinstance(session, str) else None
+        agent = about if about is not None else (session if parent is not None else None)
+        return {"session_id": session, "parent_session_id": parent, "agent_id": agent}
+
     # -------------------------------------------------------------- spans
 
     @contextlib.contextmanager
@@ -125,9 +164,9 @@ class Tracer:
             yield lambda result: None
             return
         attributes = {"hermes.event": name}
-        session = kwargs.get("session_id")
-        if isinstance(session, str):
-            attributes["hermes.session_id"] = session
+        for key, value in self.sessions(kwargs).items():
+            if isinstance(value, str):
+                attributes[f"hermes.{key}"] = value
         with self._otel.start_as_current_span(
             f"hermes_hooks {name}", attributes=attributes
         ) as span:
@@ -200,7 +239,7 @@ class Tracer:
         receipt: dict[str, Any] = {
             "time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
             "event": event,
-            "session_id": (kwargs or {}).get("session_id"),
+            **self.sessions(kwargs or {}),
             "hook": hook,
             "source": source,
             "sha256": sha256,

@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, Observe
-from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, either, flag, optional
+from hermes_hooks.contract import (
+    AgentEvent,
+    ClaudeEvent,
+    arg,
+    const,
+    flag,
+    optional,
+    subagent_of,
+)
 from hermes_hooks.markers import event
 
 
@@ -220,7 +228,7 @@ def on_session_reset(
         ClaudeEvent(
             "SubagentStart",
             fields={
-                "agent_id": either("child_subagent_id", "child_session_id"),
+                "agent_id": subagent_of,
                 "agent_type": arg("child_role"),
             },
         ),
@@ -230,7 +238,7 @@ def on_session_reset(
             AgentEvent(
                 "SubagentStart",
                 fields={
-                    "agent_id": either("child_subagent_id", "child_session_id"),
+                    "agent_id": subagent_of,
                     "agent_type": arg("child_role"),
                 },
             ),
@@ -260,9 +268,17 @@ def subagent_start(
 
     :param parent_session_id: the delegating session. :param parent_turn_id: its turn.
     :param parent_subagent_id: the parent's own sub-agent id when it is itself a sub-agent.
-    :param child_session_id: the sub-agent's session. :param child_subagent_id: its id.
+    :param child_session_id: the sub-agent's session, the ``session_id`` its own calls carry.
+    :param child_subagent_id: the host's own label for it (Hermes' ``sa-...``).
     :param child_role: its role, if any. :param child_goal: what it was asked to do.
     :param transcript_path: the host's transcript file, when it keeps one.
+
+    A sub-agent is named by its session: Claude Code and Codex hooks get ``agent_id`` =
+    ``child_session_id`` (``child_subagent_id`` only when the host gives no session), the same
+    ``agent_id`` as on its ``SubagentStop``, and ``session_id`` = ``parent_session_id``. Trace
+    receipts of this event carry ``session_id`` (the parent's) and ``agent_id``; every receipt
+    of a call the sub-agent makes carries ``parent_session_id`` and ``agent_id`` too, so its
+    start, calls and stop pair up.
 
     Return values are ignored; every hook runs.
 
@@ -281,7 +297,7 @@ def subagent_start(
             "SubagentStop",
             fields={
                 "stop_hook_active": flag("stop_hook_active"),
-                "agent_id": arg("child_session_id"),
+                "agent_id": subagent_of,
                 "agent_type": arg("child_role"),
             },
         ),
@@ -292,7 +308,7 @@ def subagent_start(
                 "SubagentStop",
                 fields={
                     "stop_hook_active": flag("stop_hook_active"),
-                    "agent_id": arg("child_session_id"),
+                    "agent_id": subagent_of,
                     "agent_type": arg("child_role"),
                 },
             ),
@@ -325,6 +341,9 @@ def subagent_stop(
     :param child_summary: what it reported back. :param child_status: ``"completed"``,
         ``"failed"``, ``"cancelled"``, ... :param duration_ms: how long it ran.
     :param transcript_path: the host's transcript file, when it keeps one.
+
+    Claude Code and Codex hooks get ``agent_id`` = ``child_session_id``, the ``agent_id`` its
+    ``SubagentStart`` had, and ``session_id`` = ``parent_session_id``; trace receipts carry both.
 
     Return values are ignored; every hook runs.
 

@@ -83,8 +83,8 @@ def test_other_commands_match_hermes_alone(both, home):
 
 
 def test_a_missing_hermes_script_is_detected_and_the_fix_named(both, home):
-    code = "from hermes_hooks.handover import script_problem; print(script_problem())"
-    assert both.py(code).stdout.strip() == "None"
+    code = "from hermes_hooks.handover import script_problems; print(script_problems())"
+    assert both.py(code).stdout.strip() == "[]"
     script = both.script("hermes")
     saved = script.read_bytes()
     script.unlink()
@@ -108,3 +108,59 @@ def test_uninstalling_hermes_hooks_then_the_documented_command_restores_hermes(v
     assert out.stdout.strip().endswith(".hermes/config.yaml")
     assert "hermes_cli" in venv.script("hermes").read_text()
     assert gone, "pip now keeps the script: docs/hermes-agent.md can drop the restore step"
+
+
+def _doctor(venv: Venv, home: Path, **env: str) -> tuple[int, list[str]]:
+    """``hermes-hooks doctor --json``: its exit code and the problems of its `hermes script` check."""
+    out = venv.cli("hermes-hooks", "doctor", "--json", check=False, HOME=str(home), HERMES_HOME="",
+                   **env)  # fmt: skip
+    checks = json.loads(out.stdout)["checks"]
+    found = [c["problems"] for c in checks if c["name"] == "hermes script"]
+    return out.returncode, found[0] if found else []
+
+
+def test_hermes_agent_reinstalled_after_us_is_reported_with_the_command_that_fixes_it(venvs, home):
+    from venvs import pip
+
+    wheel = str(venvs.hermes_hooks_wheel())
+    reinstall = ["--force-reinstall", "--no-deps", HERMES_AGENT]
+    venv = venvs.fresh([HERMES_AGENT], [wheel], reinstall)  # this test changes it
+    assert "hermes_cli" in venv.script("hermes").read_text()  # Hermes' script won
+    # What the user meets: Hermes answers `hermes hooks` itself.
+    failed = hermes(venv, home, "hooks", "events", check=False)
+    assert failed.returncode != 0 and "invalid choice" in failed.stderr
+    code, problems = _doctor(venv, home)
+    assert code == 1
+    (problem,) = problems
+    assert "Hermes Agent's own `hermes` script" in problem and "hermes-hooks ..." in problem
+    # Hermes loading the bridge (hermes chat does) says it on the terminal too, once.
+    assert _bridge_stderr(venv, home).count(problem) == 1
+    fix = problem.split("Put ours back")[1].split("`")[1]
+    python, rest = fix.split(" -m pip ", 1)
+    assert python == str(venv.python)
+    assert rest == f"install --force-reinstall --no-deps {wheel}"
+    pip(*rest.split(), python=venv.python)  # the venv has no pip of its own
+    assert "pre_tool_call" in hermes(venv, home, "hooks", "events").stdout
+    assert _doctor(venv, home)[1] == []
+    assert "hermes-hooks:" not in _bridge_stderr(venv, home)
+    assert hermes(venv, home, "config", "path").stdout.strip().endswith(".hermes/config.yaml")
+
+
+def _bridge_stderr(venv: Venv, home: Path) -> str:
+    """What Hermes' own plugin discovery, with hermes-hooks enabled, writes on stderr."""
+    hermes_home = home / ".hermes"
+    hermes_home.mkdir(exist_ok=True)
+    (hermes_home / "config.yaml").write_text("plugins:\n  enabled: [hermes-hooks]\n")
+    code = "from hermes_cli import plugins; plugins.discover_plugins(); plugins.discover_plugins(force=True)"
+    return venv.py(code, HOME=str(home), HERMES_HOME=str(hermes_home)).stderr
+
+
+def test_hermes_agents_own_hermes_first_on_path_is_reported(venvs, both, home):
+    plain = venvs.get([HERMES_AGENT])  # Hermes Agent alone, in another environment
+    path = f"{plain.bindir}:{both.env()['PATH']}"
+    code, problems = _doctor(both, home, PATH=path)
+    assert code == 1
+    (problem,) = problems
+    assert f"{plain.script('hermes')}, Hermes Agent's own script" in problem
+    assert f"`{plain.bindir}/python" in problem and " -m pip install hermes-hooks`" in problem
+    assert _doctor(both, home)[1] == []  # with this venv's own `hermes` first

@@ -42,10 +42,13 @@ def bridged(venvs):
 
 
 class Model:
-    """A scripted chat-completions server: asks for one terminal call, then says "done"."""
+    """A scripted chat-completions server: asks for one terminal call, then says "done". With
+    ``delegate``, a session offered ``delegate_task`` first delegates (a sub-agent, whose own
+    session is offered the terminal but not ``delegate_task``, then makes the terminal call)."""
 
-    def __init__(self, command: str) -> None:
+    def __init__(self, command: str, *, delegate: bool = False) -> None:
         self.command = command
+        self.delegate = delegate
         self.requests: list[dict[str, Any]] = []
         model = self
 
@@ -74,15 +77,16 @@ class Model:
 
             def _answer(self, body: dict[str, Any]) -> None:
                 messages = body.get("messages") or []
-                if body.get("tools") and not any(m.get("role") == "tool" for m in messages):
+                offered = {t["function"]["name"] for t in body.get("tools") or []}
+                if offered and not any(m.get("role") == "tool" for m in messages):
+                    name, arguments = "terminal", {"command": model.command}
+                    if model.delegate and "delegate_task" in offered:
+                        name, arguments = "delegate_task", {"goal": "run the command"}
                     call = {
                         "index": 0,
-                        "id": "call_1",
+                        "id": f"call_{name}",
                         "type": "function",
-                        "function": {
-                            "name": "terminal",
-                            "arguments": json.dumps({"command": model.command}),
-                        },
+                        "function": {"name": name, "arguments": json.dumps(arguments)},
                     }
                     delta: dict[str, Any] = {"role": "assistant", "tool_calls": [call]}
                     finish = "tool_calls"
@@ -149,6 +153,7 @@ class Scene:
         settings: dict[str, Any] | None,
         command: str | None = None,
         extra: dict[str, Any] | None = None,
+        delegate: bool = False,
     ):
         self.root = root
         self.home = root / "home"
@@ -156,7 +161,7 @@ class Scene:
         self.scripts.mkdir(parents=True)
         self.target = root / "touched"
         self.count = root / "post_tool_call.count"
-        self.model = Model(command or f"touch {self.target}")
+        self.model = Model(command or f"touch {self.target}", delegate=delegate)
         self.script("count.sh", f"cat > /dev/null\necho call >> {self.count}\n")
         config: dict[str, Any] = {
             "model": {
@@ -188,19 +193,18 @@ class Scene:
         (pdir / "plugin.yaml").write_text(f"name: {name}\n")
         (pdir / "__init__.py").write_text(textwrap.dedent(code))
 
-    def chat(self, venv: Venv) -> subprocess.CompletedProcess[str]:
+    def chat(
+        self,
+        venv: Venv,
+        argv: tuple[str, ...] = ("chat", "-q", "run it", "--toolsets", "terminal", "-Q"),
+    ) -> subprocess.CompletedProcess[str]:
         try:
             out = subprocess.run(
                 [
                     str(venv.python),
                     "-c",
                     RUN_HERMES,
-                    "chat",
-                    "-q",
-                    "run it",
-                    "--toolsets",
-                    "terminal",
-                    "-Q",
+                    *argv,
                 ],
                 cwd=self.root,
                 env=venv.env(HERMES_HOME=str(self.home), HOME=str(self.root / "user")),
@@ -500,3 +504,51 @@ def test_a_guard_edited_after_approval_blocks_headless_hermes_chat_saying_how(br
     assert out.stderr.count(f"hermes-hooks: shell hook {guard!r}") == 1
     assert approve in out.stderr and "changed since approval" in out.stderr
     assert scene.post_calls() == 1  # the approved, unchanged post_tool_call hook still runs
+
+
+# ---------------------------------------------------------------------- sub-agents
+
+
+def test_a_sub_agents_receipts_and_payloads_name_its_parent_and_pair_up(bridged, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    scene = Scene(
+        tmp_path, enabled=["hermes-hooks"], settings=None, delegate=True,
+        extra={"trace_file": str(trace)},
+    )  # fmt: skip
+    seen = tmp_path / "claude-payloads.jsonl"
+    log = scene.script("log.sh", f"cat >> {seen}\necho >> {seen}\n")
+    group = [{"hooks": [{"type": "command", "command": log}]}]
+    settings = {"SubagentStart": group, "SubagentStop": group, **pre_tool_use(log)}
+    (scene.home / "settings.json").write_text(json.dumps({"hooks": settings}))
+    # One-shot (`-z`): Hermes runs the delegation in this turn (under `chat -q` it goes to the
+    # background and the process may end first).
+    out = scene.chat(bridged, ("-z", "run it", "--toolsets", "terminal,delegation"))
+    asked = [
+        sorted(t["function"]["name"] for t in r.get("tools") or []) for r in scene.model.requests
+    ]
+    # the sub-agent's terminal call ran
+    assert scene.target.exists(), (
+        asked,
+        scene.model.tool_results(),
+        out.stdout[-2000:],
+        out.stderr[-3000:],
+    )
+    payloads = [json.loads(line) for line in seen.read_text().splitlines() if line.strip()]
+    by_event = {p["hook_event_name"]: p for p in payloads}
+    start, stop, call = by_event["SubagentStart"], by_event["SubagentStop"], by_event["PreToolUse"]
+    parent, child = start["session_id"], start["agent_id"]
+    assert parent and child and parent != child
+    assert (stop["session_id"], stop["agent_id"]) == (parent, child)  # one sub-agent: paired
+    assert call["session_id"] == child  # Hermes gives the sub-agent's calls its own session
+    receipts = [json.loads(line) for line in trace.read_text().splitlines()]
+    events = {r["event"]: r for r in receipts}
+    for name in ("subagent_start", "subagent_stop"):
+        assert (events[name]["session_id"], events[name]["agent_id"]) == (parent, child), name
+    in_child = [r for r in receipts if r["event"] in ("pre_tool_call", "post_tool_call")
+                and r["session_id"] == child]  # fmt: skip
+    assert {r["event"] for r in in_child} == {"pre_tool_call", "post_tool_call"}
+    for receipt in in_child:
+        assert (receipt["parent_session_id"], receipt["agent_id"]) == (parent, child), receipt
+    for receipt in receipts:
+        if receipt["session_id"] == parent:
+            assert receipt["parent_session_id"] is None, receipt

@@ -159,12 +159,12 @@ def _required(hooks: Hooks) -> list[Check]:
 
 def _hermes_agent(hooks: Hooks) -> list[Check]:
     """The ``hermes`` script, and hooks on events Hermes Agent 0.19 never fires when bridged."""
-    from ..handover import script_problem
+    from ..handover import script_problems
 
     out = []
-    problem = script_problem()
-    if problem:
-        out.append(Check("hermes", "hermes script", [(False, problem)]))
+    problems = script_problems()
+    if problems:
+        out.append(Check("hermes", "hermes script", [(False, p) for p in problems]))
     plugins = hooks.config.get("plugins")
     enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
     if not isinstance(enabled, list) or "hermes-hooks" not in enabled:
