@@ -25,7 +25,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .resolve import which
 from .trust import untrusted
 
 log = logging.getLogger("hermes_hooks")
@@ -40,10 +39,6 @@ FILENAME = "shell-hooks-allowlist.json"
 # File extensions that mark the script argument of an interpreter-prefixed command (as Hermes).
 SCRIPT_EXTENSIONS = (".sh", ".bash", ".zsh", ".fish", ".py", ".pyw", ".rb", ".pl", ".lua",
                      ".js", ".mjs", ".cjs", ".ts")  # fmt: skip
-# Interpreters are not "the script": pinning python3 would flag every hook on each upgrade.
-INTERPRETERS = frozenset(
-    "sh bash zsh dash fish ksh env python python3 pypy3 node deno bun ruby perl lua php uv npx".split()
-)
 
 
 def path_for(home: Path) -> Path:
@@ -80,60 +75,6 @@ def modified_since(path: str | None, stamp: Any) -> bool:
 
 
 # ---------------------------------------------------------------------- which files a command runs
-
-
-def _existing_file(token: str, cwd: str | None) -> str | None:
-    if not token:
-        return None
-    path = token if os.path.isabs(token) or cwd is None else os.path.join(cwd, token)
-    return os.path.abspath(path) if os.path.isfile(path) else None
-
-
-def script_of_argv(
-    argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None = None
-) -> str | None:
-    """The script an (expanded) argv runs, resolved as Hermes does: a token with a script
-    extension, else a token with a ``/``, else the program itself (looked up on ``PATH``, unless
-    it is an interpreter)."""
-    if not argv:
-        return None
-    for token in argv:
-        if token.lower().endswith(SCRIPT_EXTENSIONS):
-            found = _existing_file(token, cwd)
-            if found:
-                return found
-    for token in argv:
-        if "/" in token:
-            found = _existing_file(token, cwd)
-            if found:
-                return found
-    first = argv[0]
-    if os.path.basename(first) in INTERPRETERS:
-        return None
-    found = which(first, env, cwd)
-    return os.path.abspath(found) if found and os.path.isfile(found) else None
-
-
-def files_of_shell_command(command: str, cwd: str | None, env: Mapping[str, str]) -> list[str]:
-    """Every token of a shell command line that names an existing file (after ``~`` and
-    ``$VAR`` expansion): ``printf x | python3 a.py`` gives ``[.../a.py]``."""
-    from .shell_syntax import parse
-
-    tokens = [
-        word
-        for simple in parse(command).commands
-        for word in (
-            simple.path or simple.program,
-            *simple.args,
-            *(r.target for r in simple.redirects if "<<" not in r.op),
-        )
-    ]
-    found: list[str] = []
-    for token in tokens:
-        path = _existing_file(expand(token, env), cwd)
-        if path and path not in found:
-            found.append(path)
-    return found
 
 
 _VAR = re.compile(r"\$(\w+)|\$\{(\w+)\}")

@@ -145,15 +145,6 @@ def test_interpreter_prefixed_command_pins_the_script(home: Path, tmp_path: Path
     assert entry["sha256"] == consent.file_sha256(str(guard))
 
 
-def test_shell_command_pins_every_file_it_names(tmp_path: Path) -> None:
-    a = tmp_path / "a.py"
-    a.write_text("print(1)\n")
-    files = consent.files_of_shell_command(
-        "printf x | python3 a.py && echo done", str(tmp_path), {}
-    )
-    assert files == [str(a)]
-
-
 def test_widening_a_matcher_needs_reapproval_narrowing_does_not(home: Path, tmp_path: Path) -> None:
     guard = _guard(tmp_path)
     load(home, {"pre_tool_call": [{"command": str(guard), "matcher": "terminal|write_file"}]})
