@@ -173,8 +173,7 @@ class ShellHook:
         if isinstance(self.occurrence, AgentEvent):
             dialect = dialects.get(self.protocol)
             if dialect is not None:
-                values = dialect.match_values(self.occurrence, kwargs)
-                return dialects.matches(self.matcher, values, self.occurrence.matches_text)
+                return dialect.matches(self.occurrence, self.matcher, kwargs)
         if self.match_field is None:
             return True
         value = kwargs.get(self.match_field)
