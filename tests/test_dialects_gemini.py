@@ -292,3 +292,14 @@ def test_a_session_matcher_must_equal_the_source(agents: Agents):
     hooks = agents.load(["gemini"])
     said = hooks.call("on_session_start", session_id="s", source="startup")
     assert "CTX-exact" in str(said) and "CTX-list" not in str(said) and "CTX-regex" not in str(said)
+
+
+def test_a_command_runs_with_bash_as_in_gemini_cli(agents: Agents):
+    """Gemini CLI runs a hook's command with ``bash -c`` (hookRunner.ts; oracle case
+    before-bash-syntax): a guard written with bash syntax must work here too (under ``sh`` it
+    failed, and its deny was lost)."""
+    guard = _sh(agents, "g.sh", """echo '{"decision": "deny", "reason": "bash ran"}'""")
+    settings(agents, {"BeforeTool": [group(f"[[ -n x ]] && {guard}", "run_shell_command")]})
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message) == ("block", "bash ran")

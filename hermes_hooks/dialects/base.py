@@ -32,6 +32,8 @@ Translated = tuple[Any, list[str]]
 #: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
 #: other matcher is a regular expression. Claude Code's names are word characters only, so a
 #: ``.`` or ``-`` makes its matcher a regex (:data:`CLAUDE_NAMES`).
+#: What runs another agent's hook command, unless its dialect says otherwise.
+SHELL = ("/bin/sh", "-c")
 NAMES = re.compile(r"[\w|.-]+")
 CLAUDE_NAMES = re.compile(r"[\w|]+")
 
@@ -58,6 +60,7 @@ class Dialect:
     for which stream holds the answer and what an exit code means, as the exit code, stdout and
     stderr our shell protocol reads (``None``: Claude Code's rules). ``trims_matcher``: spaces
     around a matcher are dropped (Codex keeps them: ``" Bash"`` is a regex that never matches).
+    ``shell``: what runs a hook's command (the command is its last argument).
     """
 
     name: str
@@ -76,6 +79,7 @@ class Dialect:
     list_names: re.Pattern[str] | None = NAMES
     exact_occurrence: bool = False
     trims_matcher: bool = True
+    shell: tuple[str, ...] = SHELL
     output: Callable[[int | None, bytes, bytes], Output] | None = None
 
     # ------------------------------------------------------------------ tools

@@ -137,4 +137,6 @@ DIALECT = Dialect(
     list_names=None,
     exact_occurrence=True,
     output=output,
+    # hookRunner.ts runs a command with ``bash -c`` (PowerShell on Windows), not ``sh``
+    shell=("bash", "-c"),
 )

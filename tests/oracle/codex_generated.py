@@ -182,8 +182,13 @@ def _several() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
 
 
 def _missing() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
-    """A hook whose script does not exist (it runs for every call: a run of its own)."""
-    return [("pre-missing-script", (Hook(PRE, "", "Bash", missing=True),), {"solo": True})]
+    """A hook whose script does not exist, and one whose command needs bash (``[[``): they
+    act at every call, so each gets a run of its own."""
+    bash = Hook(PRE, "echo ORC-M-{k}_s >&2\nexit 2", "Bash", prefix="[[ -n bash ]] && ")
+    return [
+        ("pre-bash-syntax", (bash,), {"alone": "bash"}),
+        ("pre-missing-script", (Hook(PRE, "", "Bash", missing=True),), {"alone": "missing"}),
+    ]
 
 
 def generated() -> list[GenCase]:

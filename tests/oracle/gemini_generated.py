@@ -72,7 +72,8 @@ AFTER_SHAPES: dict[str, Any] = {
     "text": "ORC-M-{k}_t",
     "empty": "",
 }
-#: Answers that end the agent's turn in Gemini CLI (one per run, last).
+#: Answers that end the agent's turn in Gemini CLI (one per run, last; crossed with exit codes
+#: 0 and 2 only, as each costs a run).
 STOPS = ("ask", "continue-false")
 STDERR_SHAPES = ("deny", "allow", "rewrite", "badjson", "text", "empty")
 BOTH_SHAPES = ("deny", "allow", "empty")
@@ -135,7 +136,9 @@ def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
         plan += [("stderr", name) for name in STDERR_SHAPES if name in shapes]
         plan += [("both", name) for name in BOTH_SHAPES if name in shapes]
         for stream, name in plan:
-            for code in EXITS if stream != "both" else (0, 1, 2, 3):
+            codes = EXITS if stream != "both" else (0, 1, 2, 3)
+            # an answer that ends the turn needs a run to itself: two exit codes, not five
+            for code in codes if name not in STOPS else (0, 2):
                 cid = f"{short}-x{code}-{stream}-{name}"
                 hook = Hook(event, _body(shapes[name], stream, code), SHELL)
                 more: dict[str, Any] = {"stops": name in STOPS}
@@ -179,17 +182,22 @@ def _several() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
         "before-deny-after-context": ((Hook(BEFORE, deny("a"), SHELL),
                                        Hook(AFTER, say(_spec(AFTER, additionalContext="ORC-C-{k}_b")), SHELL)), {}),
         "sequential-deny-then-rewrite": ((Hook(BEFORE, deny("a"), SHELL, group=seq),
-                                          Hook(BEFORE, rewrite(""), SHELL, group=seq)), {"solo": True}),
+                                          Hook(BEFORE, rewrite(""), SHELL, group=seq)), {"alone": "sequential"}),
         "sequential-two-rewrites": ((Hook(BEFORE, rewrite("; echo A", 0.4), SHELL, group=seq),
-                                     Hook(BEFORE, rewrite("; echo B"), SHELL, group=seq)), {"solo": True}),
+                                     Hook(BEFORE, rewrite("; echo B"), SHELL, group=seq)), {"alone": "sequential"}),
     }  # fmt: skip
     return [(f"several-{name}", hooks, _more(("several", name), **more))
             for name, (hooks, more) in cases.items()]  # fmt: skip
 
 
 def _missing() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
-    """A hook whose script does not exist (it runs for every call: a run of its own)."""
-    return [("before-missing-script", (Hook(BEFORE, "", SHELL, missing=True),), {"solo": True})]
+    """A hook whose script does not exist, and one whose command needs bash (``[[``): they
+    act at every call, so each gets a run of its own."""
+    bash = Hook(BEFORE, "echo ORC-M-{k}_s >&2\nexit 2", SHELL, prefix="[[ -n bash ]] && ")
+    return [
+        ("before-bash-syntax", (bash,), {"alone": "bash"}),
+        ("before-missing-script", (Hook(BEFORE, "", SHELL, missing=True),), {"alone": "missing"}),
+    ]
 
 
 def generated() -> list[GenCase]:

@@ -8,12 +8,13 @@ hook file and one agent run, whose fake model asks for one call per case, one af
 what each case's call did is read back by its key: its side-effect file (``ran_c017``), the
 payloads whose tool input holds its key, and the markers (``ORC-<kind>-c017_<n>``) the model saw.
 
-hermes-hooks is loaded once per batch with the same hook file (its scripts behave the same) and
-fed, per case, the payloads the real agent sent for that case's call.
+hermes-hooks is loaded, per case, with that case's hooks as the batch's file holds them (the
+other cases' hooks say nothing at its call) and fed the payloads the real agent sent for it.
 
 A case whose answer may end the agent's turn (``stops``) is run last in its batch, at most one per
-batch; a case that changes how every hook of its event runs (``solo``: a Gemini ``sequential``
-group, a hook command that does not exist) gets an agent run of its own. A batch cut short
+batch; a case that changes how every hook of its event runs (``alone``: a Gemini ``sequential``
+group, a hook command that does not exist or needs bash) gets an agent run of its own, shared
+only with the cases of the same ``alone`` value. A batch cut short
 (a case's call never reached its hooks) fails loudly, naming the case.
 """
 
@@ -54,6 +55,7 @@ class Hook:
     group: Mapping[str, Any] = field(default_factory=dict)
     entry: Mapping[str, Any] = field(default_factory=dict)
     missing: bool = False  # the hook's command names a script that does not exist
+    prefix: str = ""  # shell text before the script in the hook's command (which shell runs it)
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class GenCase:
     key: str  # c017: markers and the command's tag
     hooks: tuple[Hook, ...]
     stops: bool = False
-    solo: bool = False
+    alone: str | None = None  # cases with the same value share an agent run of their own
     differs: str | None = None
     xfail: str | None = None
 
@@ -84,11 +86,15 @@ def say(answer: Any, stream: str = "stdout") -> str:
 
 
 def batches(cases: list[GenCase], size: int = BATCH) -> list[list[GenCase]]:
-    """Cases grouped into agent runs: a ``solo`` case alone, at most one ``stops`` case per
-    run and last in it."""
-    out: list[list[GenCase]] = [[c] for c in cases if c.solo]
-    plain = [c for c in cases if not c.solo and not c.stops]
-    stoppers = [c for c in cases if not c.solo and c.stops]
+    """Cases grouped into agent runs: the cases of one ``alone`` value in a run of their own,
+    at most one ``stops`` case per run and last in it."""
+    apart: dict[str, list[GenCase]] = {}
+    for c in cases:
+        if c.alone:
+            apart.setdefault(c.alone, []).append(c)
+    out = list(apart.values())
+    plain = [c for c in cases if not c.alone and not c.stops]
+    stoppers = [c for c in cases if not c.alone and c.stops]
     chunk = size - 1 if stoppers else size
     groups = [plain[i : i + chunk] for i in range(0, len(plain), chunk)] or []
     for i, stopper in enumerate(stoppers):
@@ -117,7 +123,8 @@ def hook_file(agent: Agent, d: Path, cases: list[GenCase]) -> dict[str, Any]:
     hooks: dict[str, list[dict[str, Any]]] = {}
     for case in cases:
         for n, hook in enumerate(case.hooks):
-            entry: dict[str, Any] = {"type": "command", "command": _script(d, case, n, hook)}
+            command = hook.prefix + _script(d, case, n, hook)
+            entry: dict[str, Any] = {"type": "command", "command": command}
             if agent.dialect == "gemini":
                 entry["name"] = f"{case.key}_{n}"
             entry.update(hook.entry)
@@ -140,7 +147,6 @@ class Batch:
     cases: list[GenCase]
     hooks: dict[str, Any]
     run: AgentRun
-    loaded: Any = None
 
 
 Runner = Callable[[Path, Path, dict[str, Any], list[ToolCall], Path], AgentRun]
@@ -154,6 +160,7 @@ def run_batches(
     runner: Runner,
     recorded: tuple[str, ...],
     call: Callable[[str], ToolCall],
+    size: int = BATCH,
 ) -> dict[str, Batch]:
     """Every batch once by the real CLI, ``WORKERS`` at a time; case id -> its batch."""
 
@@ -173,7 +180,7 @@ def run_batches(
         return Batch(d, group, hooks, runner(binary, d, real_hooks, calls, rec))
 
     with ThreadPoolExecutor(WORKERS) as pool:
-        done = list(pool.map(one, enumerate(batches(cases))))
+        done = list(pool.map(one, enumerate(batches(cases, size))))
     return {c.id: b for b in done for c in b.cases}
 
 
@@ -217,17 +224,20 @@ def real_outcome(agent: Agent, batch: Batch, case: GenCase) -> Outcome:
 
 def hermes_side(agent: Agent, batch: Batch, case: GenCase, monkeypatch: pytest.MonkeyPatch,
                 tool_name: str) -> Outcome:  # fmt: skip
-    """hermes-hooks, loaded once per batch with its hook file, fed ``case``'s payloads."""
-    monkeypatch.setenv("HOME", str(batch.dir / "hermes-user"))
+    """hermes-hooks loaded with the case's own hooks, as the batch's file holds them (the other
+    cases' hooks say nothing at this call; a case run ``alone`` gets the whole file: a
+    ``sequential`` group changes how every hook of its event runs), fed ``case``'s payloads."""
+    d = batch.dir / case.key
+    monkeypatch.setenv("HOME", str(d / "hermes-user"))
     monkeypatch.delenv("CODEX_HOME", raising=False)
-    (batch.dir / "hermes-project").mkdir(exist_ok=True)
-    monkeypatch.chdir(batch.dir / "hermes-project")
-    if batch.loaded is None:
-        batch.loaded = hermes_for(agent, batch.dir, batch.hooks)
+    (d / "hermes-project").mkdir(parents=True, exist_ok=True)
+    monkeypatch.chdir(d / "hermes-project")
+    hooks = batch.hooks if case.alone else hook_file(agent, batch.dir, [case])
+    loaded = hermes_for(agent, d, hooks)
     mine = [p for p in batch.run.payloads
             if p.get("hook_event_name") in (agent.names.pre, agent.names.post) and _mine(case.key, p)]  # fmt: skip
     scripted = {"command": COMMAND.format(d=batch.dir, k=case.key)}
-    ours = hermes_outcome(batch.loaded, mine, scripted, True, (), names=agent.names,
+    ours = hermes_outcome(loaded, mine, scripted, True, (), names=agent.names,
                           kwargs_of=lambda p: dialect_kwargs(agent.dialect, p),
                           tool_name=tool_name)  # fmt: skip
     return Outcome(ran=ours.ran, args=ours.args, seen=_own(set(ours.seen), case.key))

@@ -112,7 +112,7 @@ def generated_runs(
         return run_gemini(binary, d, hooks, calls, record=rec)
 
     return run_batches(GEMINI, GENERATED, gemini_cli.binary, root, runner, ("BeforeTool", "AfterTool"),
-                       lambda command: ToolCall(SHELL, {"command": command}))  # fmt: skip
+                       lambda command: ToolCall(SHELL, {"command": command}), size=24)  # fmt: skip
 
 
 @pytest.mark.parametrize("case", generated_params(GENERATED))
