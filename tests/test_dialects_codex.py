@@ -231,3 +231,14 @@ def test_the_matcher_grammar_is_codexs(agents: Agents, matcher, fires):
     hooks = agents.load(["codex"])
     decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
     assert (decision.action == "block") is fires
+
+
+def test_a_command_runs_with_bash_as_in_codex(agents: Agents):
+    """Codex 0.169 runs a hook's command with ``bash -c`` (oracle case pre-bash-syntax): a
+    guard written with bash syntax blocks here too (under ``sh`` it failed with exit 127, and
+    Codex reads that as no opinion: the call ran)."""
+    guard = _sh(agents, "g.sh", "echo bash ran >&2; exit 2")
+    hooks_json(agents, {"PreToolUse": [group(f"[[ -n x ]] && {guard}", "Bash")]})
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message) == ("block", "bash ran")

@@ -201,7 +201,7 @@ class ShellHook:
 
     def argv(self, env: Mapping[str, str]) -> list[str]:
         """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c`` (or the
-        shell their agent runs them with: Gemini CLI's ``bash -c``); Hermes
+        shell their agent runs them with: Gemini CLI's and Codex's ``bash -c``); Hermes
         hooks split with ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell;
         Claude Code's exec form (``args``) is the program and its arguments as written, each
         expanded the same way, without a shell."""
@@ -209,7 +209,10 @@ class ShellHook:
             return [consent.expand(token, env) for token in (self.command, *self.exec_args)]
         if self.protocol != wire.HERMES:
             agent = dialects.get(self.protocol)
-            return [*(agent.shell if agent else SHELL), self.command]
+            shell = agent.shell if agent else SHELL
+            if shell != SHELL and resolve.which(shell[0], env, None) is None:
+                shell = SHELL  # no bash here: the shell every agent falls back to
+            return [*shell, self.command]
         return [consent.expand(token, env) for token in self.tokens]
 
     @functools.cached_property

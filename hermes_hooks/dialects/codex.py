@@ -96,4 +96,7 @@ DIALECT = Dialect(
     # events/common.rs; oracle cases matcher-*)
     list_names=re.compile(r"[A-Za-z0-9_|]+"),
     trims_matcher=False,
+    # Codex 0.169 runs a hook's command with bash -c (not a login shell, no pipefail: oracle
+    # case pre-bash-syntax and a probe of $0, login_shell and pipefail), not sh
+    shell=("bash", "-c"),
 )
