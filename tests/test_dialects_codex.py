@@ -4,8 +4,10 @@ unchanged through ``hermes_hooks.load()``: Codex's payload (``Bash``, ``model``,
 
 from __future__ import annotations
 
+import json
 import logging
 
+import pytest
 from dialect_helpers import Agents, agents_fixture, group, rows_of  # noqa: F401
 
 DENY_RM = """\
@@ -191,3 +193,52 @@ def test_decision_approve_is_no_opinion_as_in_codex(agents: Agents, caplog):
     decision = agents.load(["codex"]).pre_tool_call(tool_name="terminal", args={"command": "ls"})
     assert decision.action is None
     assert "Codex rejects decision 'approve' on PreToolUse" in caplog.text
+
+
+def _sh(agents: Agents, name: str, body: str) -> str:
+    path = agents.project / name
+    path.write_text("#!/bin/sh\ncat > /dev/null\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_stray_hermes_action_beside_a_deny_never_reads_as_allow(agents: Agents, caplog):
+    """``action`` is no Codex answer key: it is reported and ignored, so the deny beside it
+    blocks (it used to read as our ``allow``; issue 18). Codex 0.169 rejects such an answer as
+    invalid and runs the call (oracle case pre-x0-stdout-stray-action): never more open."""
+    answer = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                     "permissionDecisionReason": "no rm"}, "action": "allow"}  # fmt: skip
+    script = _sh(agents, "deny.sh", f"echo '{json.dumps(answer)}'")
+    hooks_json(agents, {"PreToolUse": [group(script, "Bash")]})
+    caplog.set_level(logging.WARNING, "hermes_hooks")
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf x"})
+    assert (decision.action, decision.message) == ("block", "no rm")
+    assert "unknown Codex answer key 'action' ignored" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("matcher", "fires"),
+    [("Bash", True), ("Bash|apply_patch", True), ("Ba.h", True), ("^Ba", True), ("B.*", True),
+     ("Bash-x", False), (" Bash", False), ("Bash ", False), ("bash", False), ("ash", False),
+     ("exec_command", False), ("Bash(", False)],
+)  # fmt: skip
+def test_the_matcher_grammar_is_codexs(agents: Agents, matcher, fires):
+    """Codex 0.169 (codex-rs/hooks events/common.rs; oracle cases matcher-*): only ASCII
+    letters, digits, ``_`` and ``|`` make a list of exact names; a ``.``, ``-`` or space makes
+    the matcher a regex searched in the name, and spaces around it are kept."""
+    hooks_json(agents, {"PreToolUse": [group(_sh(agents, "m.sh", "echo no >&2; exit 2"), matcher)]})
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action == "block") is fires
+
+
+def test_a_command_runs_with_bash_as_in_codex(agents: Agents):
+    """Codex 0.169 runs a hook's command with ``bash -c`` (oracle case pre-bash-syntax): a
+    guard written with bash syntax blocks here too (under ``sh`` it failed with exit 127, and
+    Codex reads that as no opinion: the call ran)."""
+    guard = _sh(agents, "g.sh", "echo bash ran >&2; exit 2")
+    hooks_json(agents, {"PreToolUse": [group(f"[[ -n x ]] && {guard}", "Bash")]})
+    hooks = agents.load(["codex"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message) == ("block", "bash ran")

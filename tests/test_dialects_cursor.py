@@ -166,3 +166,37 @@ def test_followup_message_continues_only_where_the_agent_stops(agents: Agents):
     hooks_json(agents, {"beforeSubmitPrompt": [{"command": str(script)}]})
     prompt = agents.load(["cursor"]).user_prompt_submit(user_message="hello")
     assert (prompt.action, prompt.message) == (None, None)
+
+
+def test_continue_false_stops_even_beside_permission_allow(agents: Agents):
+    """Cursor's ``continue: false`` stops the agent, whatever ``permission`` says beside it:
+    ``{"permission": "allow", "continue": false}`` must not read as an allow (issue 18)."""
+    script = agents.script(agents.project / "stop.py", """\
+        record()
+        print(json.dumps({"permission": "allow", "continue": False,
+                          "user_message": "stopping here"}))
+        """)  # fmt: skip
+    bare = agents.script(agents.project / "bare.py", """\
+        print(json.dumps({"permission": "allow", "continue": False}))
+        """)  # fmt: skip
+    hooks_json(agents, {"beforeShellExecution": [{"command": str(script)}],
+                        "preToolUse": [{"command": str(bare), "matcher": "Read"}],
+                        "beforeSubmitPrompt": [{"command": str(bare)}]})  # fmt: skip
+    hooks = agents.load(["cursor"])
+    shell = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (shell.action, shell.message) == ("block", "stopping here")
+    read = hooks.pre_tool_call(tool_name="read_file", args={"path": "a"})
+    assert read.action == "block" and "continue" in read.message
+    prompt = hooks.call("user_prompt_submit", prompt="hi", session_id="s")
+    assert prompt.action == "block"
+
+
+def test_a_stray_hermes_action_beside_a_deny_is_ignored(agents: Agents):
+    """``action`` is no Cursor answer key: reported and ignored, never read as an allow."""
+    script = agents.script(agents.project / "deny.py", """\
+        print(json.dumps({"permission": "deny", "agent_message": "no", "action": "allow"}))
+        """)  # fmt: skip
+    hooks_json(agents, {"beforeShellExecution": [{"command": str(script)}]})
+    hooks = agents.load(["cursor"])
+    denied = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (denied.action, denied.message) == ("block", "no")

@@ -219,3 +219,87 @@ def test_ask_asks_and_what_cannot_be_carried_over_is_reported(agents: Agents, ca
     assert (
         "hookSpecificOutput.clearContext (clearing the conversation) is not carried" in caplog.text
     )
+
+
+def _sh(agents: Agents, name: str, body: str) -> str:
+    path = agents.project / name
+    path.write_text("#!/bin/sh\ncat > /dev/null\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("body", "action", "message"),
+    [
+        # stderr is the answer when stdout is empty, whatever the exit code
+        ("""echo '{"decision": "deny", "reason": "from stderr"}' >&2""", "block", "from stderr"),
+        # JSON is read on any exit code: a deny on exit 1 blocks ...
+        (
+            """echo '{"decision": "deny", "reason": "exit 1 deny"}'; exit 1""",
+            "block",
+            "exit 1 deny",
+        ),
+        # ... and an allow on exit 2 allows (stdout before stderr)
+        ("""echo '{"decision": "allow"}'; echo nope >&2; exit 2""", None, None),
+        # plain text on any exit but 0 and 1 is a deny with the text as its reason
+        ("echo not json; exit 3", "block", "not json"),
+        ("echo from stderr >&2; exit 3", "block", "from stderr"),
+        ("exec /nonexistent/hook-program", "block", "/nonexistent/hook-program"),
+        ("echo stdout wins; echo stderr loses >&2; exit 2", "block", "stdout wins"),
+        # a JSON string holding JSON is read again
+        ("""echo '"{\\"decision\\": \\"deny\\", \\"reason\\": \\"twice\\"}"'""", "block", "twice"),
+        # plain text on exit 0 or 1 is no decision
+        ("echo just words; exit 1", None, None),
+        ("echo just words", None, None),
+    ],
+)
+def test_streams_and_exit_codes_are_read_as_gemini_reads_them(
+    agents: Agents, body, action, message
+):
+    """Gemini CLI 0.61 (hookRunner.ts; oracle cases before-x*): the answer is stdout, else
+    stderr, JSON whatever the exit code; other text on an exit but 0/1 denies with the text."""
+    settings(agents, {"BeforeTool": [group(_sh(agents, "h.sh", body), "run_shell_command")]})
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert decision.action == action
+    if message is not None:
+        assert message in decision.message
+
+
+@pytest.mark.parametrize(
+    ("matcher", "fires"),
+    [("run_shell_command", True), ("shell", True), ("run.shell.command", True), ("^run_", True),
+     ("write_file|run_shell_command", True), (" run_shell_command ", True), ("(run", False),
+     ("^shell", False), ("Run_shell_command", False), ("run_shell_command, write_file", False),
+     ("write_file", False)],
+)  # fmt: skip
+def test_a_tool_matcher_is_a_regex_searched_in_the_tool_name(agents: Agents, matcher, fires):
+    """Gemini CLI 0.61 (hookPlanner.ts; oracle cases matcher-*): ``new RegExp(matcher)`` tested
+    against the tool name, an invalid one compared exactly; ``shell`` selects the shell tool."""
+    body = "echo blocked >&2; exit 2"
+    settings(agents, {"BeforeTool": [group(_sh(agents, "m.sh", body), matcher)]})
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action == "block") is fires
+
+
+def test_a_session_matcher_must_equal_the_source(agents: Agents):
+    """Gemini CLI compares a SessionStart matcher with the source exactly: no list, no regex."""
+    context = """echo '{"hookSpecificOutput": {"additionalContext": "CTX-%s"}}'"""
+    settings(agents, {"SessionStart": [group(_sh(agents, "a.sh", context % "exact"), "startup"),
+                                       group(_sh(agents, "b.sh", context % "list"), "startup|resume"),
+                                       group(_sh(agents, "c.sh", context % "regex"), "start.*")]})  # fmt: skip
+    hooks = agents.load(["gemini"])
+    said = hooks.call("on_session_start", session_id="s", source="startup")
+    assert "CTX-exact" in str(said) and "CTX-list" not in str(said) and "CTX-regex" not in str(said)
+
+
+def test_a_command_runs_with_bash_as_in_gemini_cli(agents: Agents):
+    """Gemini CLI runs a hook's command with ``bash -c`` (hookRunner.ts; oracle case
+    before-bash-syntax): a guard written with bash syntax must work here too (under ``sh`` it
+    failed, and its deny was lost)."""
+    guard = _sh(agents, "g.sh", """echo '{"decision": "deny", "reason": "bash ran"}'""")
+    settings(agents, {"BeforeTool": [group(f"[[ -n x ]] && {guard}", "run_shell_command")]})
+    hooks = agents.load(["gemini"])
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action, decision.message) == ("block", "bash ran")

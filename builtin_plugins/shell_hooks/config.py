@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, wire
+from hermes_hooks import dialects as agent_dialects
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
@@ -280,7 +281,8 @@ class Reader:
                 self.warn(f"{where}: matcher {matcher!r} is ignored: {hook.occurrence.name} has "
                           "no matcher, so the hook fires on every call")  # fmt: skip
             else:
-                hook.matcher = matcher
+                agent = agent_dialects.get(hook.protocol)
+                hook.matcher = matcher if agent is None or agent.trims_matcher else raw
             return
         if hook.protocol == wire.CLAUDE:
             # The field the Claude Code event's matcher tests; a tool event Claude Code does not

@@ -47,6 +47,17 @@ def env(hook: ShellHook, cwd: str) -> dict[str, str]:
     return dialect.env(cwd) if dialect else {}
 
 
+def output(
+    hook: ShellHook, returncode: int | None, stdout: bytes, stderr: bytes
+) -> tuple[int | None, bytes, bytes]:
+    """A run's exit code, stdout and stderr as our protocol reads them, by the hook's agent's
+    own rules for streams and exit codes (unchanged for Hermes and Claude Code hooks)."""
+    dialect = dialects.get(hook.protocol)
+    if dialect is None or dialect.output is None:
+        return returncode, stdout, stderr
+    return dialect.output(returncode, stdout, stderr)
+
+
 def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> Translate | None:
     """How the hook's answers read as ours (``None``: ours or Claude Code's already)."""
     dialect = dialects.get(hook.protocol)
@@ -66,6 +77,9 @@ def translate(hook: ShellHook, info: EventInfo, kwargs: Mapping[str, Any]) -> Tr
             if any(k not in ("systemMessage", "suppressOutput") for k in raw):
                 return None, [f"{dialect.label} ignores the answer of {event.name}; so do we"]
             return None, notes
+        if unknown and dialect.answer_keys:
+            # reported as ignored, so ignored: a stray Hermes "action" decides nothing
+            raw = {k: v for k, v in raw.items() if k in dialect.answer_keys}
         answer, more = dialect.translate(info, event, raw, tool if isinstance(tool, str) else None)
         return answer, notes + more
 

@@ -372,11 +372,12 @@ class Runner:
             failure = f"timed out after {hook.timeout:g}s" + (f" ({killed[2:]})" if killed else "")
         elif out.truncated:
             failure = f"output over the {self.cap}-byte cap (cut{killed})"
+        returncode, stdout, stderr = dialects.output(hook, out.returncode, out.stdout, stderr)
         answer = wire.parse(
             info,
             hook.protocol,
-            out.returncode,
-            out.stdout,
+            returncode,
+            stdout,
             stderr,
             source=hook.name,
             fail_closed=hook.fail_closed,

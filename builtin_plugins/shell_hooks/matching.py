@@ -23,7 +23,7 @@ from typing import Any
 
 from hermes_hooks import consent, dialects, pinning, resolve, wire
 from hermes_hooks.contract import AgentEvent, ClaudeEvent
-from hermes_hooks.dialects.base import CLAUDE_NAMES
+from hermes_hooks.dialects.base import CLAUDE_NAMES, SHELL
 
 from .rules import Rule
 
@@ -188,8 +188,7 @@ class ShellHook:
         if isinstance(self.occurrence, AgentEvent):
             dialect = dialects.get(self.protocol)
             if dialect is not None:
-                values = dialect.match_values(self.occurrence, kwargs)
-                return dialects.matches(self.matcher, values, self.occurrence.matches_text)
+                return dialect.matches(self.occurrence, self.matcher, kwargs)
         if self.match_field is None:
             return True
         value = kwargs.get(self.match_field)
@@ -218,14 +217,19 @@ class ShellHook:
         )
 
     def argv(self, env: Mapping[str, str]) -> list[str]:
-        """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c``; Hermes
+        """The argv to run: Claude Code hooks (and other agents') through ``/bin/sh -c`` (or the
+        shell their agent runs them with: Gemini CLI's and Codex's ``bash -c``); Hermes
         hooks split with ``shlex`` and every token expanded (``~``, ``$VAR``), without a shell;
         Claude Code's exec form (``args``) is the program and its arguments as written, each
         expanded the same way, without a shell."""
         if self.exec_args is not None:
             return [consent.expand(token, env) for token in (self.command, *self.exec_args)]
         if self.protocol != wire.HERMES:
-            return ["/bin/sh", "-c", self.command]
+            agent = dialects.get(self.protocol)
+            shell = agent.shell if agent else SHELL
+            if shell != SHELL and resolve.which(shell[0], env, None) is None:
+                shell = SHELL  # no bash here: the shell every agent falls back to
+            return [*shell, self.command]
         return [consent.expand(token, env) for token in self.tokens]
 
     @functools.cached_property

@@ -21,9 +21,21 @@ from ..catalogue import EventInfo
 from ..contract import OMIT, AgentEvent
 from .fields import CWD
 
+#: A hook run's exit code, stdout and stderr.
+Output = tuple["int | None", bytes, bytes]
+
 #: An answer as one of ours reads it (Claude Code / Hermes shape), and the notes on what the
 #: agent's answer said that cannot be carried over (reported, never silent).
 Translated = tuple[Any, list[str]]
+
+
+#: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
+#: other matcher is a regular expression. Claude Code's names are word characters only, so a
+#: ``.`` or ``-`` makes its matcher a regex (:data:`CLAUDE_NAMES`).
+#: What runs another agent's hook command, unless its dialect says otherwise.
+SHELL = ("/bin/sh", "-c")
+NAMES = re.compile(r"[\w|.-]+")
+CLAUDE_NAMES = re.compile(r"[\w|]+")
 
 
 @dataclass(frozen=True)
@@ -41,6 +53,14 @@ class Dialect:
     reported. ``env``: the variables the agent gives its hooks (from the project dir).
     ``matcher_names``: more names a matcher may use for a tool (none of the dialects has any).
     ``answer_keys``: the top-level keys of an answer the agent defines (others are reported).
+    ``list_names``: what a matcher that is a list of exact names looks like (``None``: every
+    matcher is a regular expression, searched in the value). ``exact_occurrence``: a matcher
+    on an event that is no tool call (a session's ``source``, a ``trigger``) must equal the value
+    (Gemini CLI), rather than be read like a tool matcher. ``output``: the agent's own rules
+    for which stream holds the answer and what an exit code means, as the exit code, stdout and
+    stderr our shell protocol reads (``None``: Claude Code's rules). ``trims_matcher``: spaces
+    around a matcher are dropped (Codex keeps them: ``" Bash"`` is a regex that never matches).
+    ``shell``: what runs a hook's command (the command is its last argument).
     """
 
     name: str
@@ -56,6 +76,11 @@ class Dialect:
     answer_keys: frozenset[str] = frozenset()
     env: Callable[[str], dict[str, str]] = field(default=lambda cwd: {})
     matcher_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    list_names: re.Pattern[str] | None = NAMES
+    exact_occurrence: bool = False
+    trims_matcher: bool = True
+    shell: tuple[str, ...] = SHELL
+    output: Callable[[int | None, bytes, bytes], Output] | None = None
 
     # ------------------------------------------------------------------ tools
 
@@ -110,6 +135,15 @@ class Dialect:
                 out[key] = value
         return out
 
+    def matches(self, chosen: AgentEvent, matcher: str, kwargs: Mapping[str, Any]) -> bool:
+        """Whether ``matcher`` on ``chosen`` selects this firing, read as the agent reads it."""
+        values = self.match_values(chosen, kwargs)
+        if self.exact_occurrence and not chosen.tool and not chosen.matches_text:
+            return matcher in ("", "*") or matcher in values
+        if self.list_names is None and not chosen.matches_text:
+            return search(matcher, values)
+        return matches(matcher, values, chosen.matches_text, self.list_names or NAMES)
+
     def match_values(self, chosen: AgentEvent, kwargs: Mapping[str, Any]) -> list[str]:
         """The values a matcher on ``chosen`` is tried against."""
         if chosen.matcher is None:
@@ -129,13 +163,6 @@ def iso_now() -> str:
     return datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
 
 
-#: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
-#: other matcher is a regular expression. Claude Code's names are word characters only, so a
-#: ``.`` or ``-`` makes its matcher a regex (:data:`CLAUDE_NAMES`).
-NAMES = re.compile(r"[\w|.-]+")
-CLAUDE_NAMES = re.compile(r"[\w|]+")
-
-
 def matches(
     matcher: str, values: list[str], text: bool = False, names: re.Pattern[str] = NAMES
 ) -> bool:
@@ -151,6 +178,18 @@ def matches(
         return any(v in listed for v in values)
     try:
         pattern = re.compile(matcher)  # re keeps compiled patterns: no cost per firing
+    except re.error:
+        return matcher in values
+    return any(pattern.search(v) for v in values)
+
+
+def search(matcher: str, values: list[str]) -> bool:
+    """A matcher that is always a regular expression searched in the value (Gemini CLI); one
+    that does not compile must equal the value. ``*`` or empty matches all."""
+    if matcher in ("", "*"):
+        return True
+    try:
+        pattern = re.compile(matcher)
     except re.error:
         return matcher in values
     return any(pattern.search(v) for v in values)

@@ -13,6 +13,7 @@ except ``ask``, which asks for approval instead of running the call (never more 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -90,4 +91,12 @@ DIALECT = Dialect(
     # Codex's own default (600 s) is above our cap (300 s): an entry without a timeout gets ours.
     plain_text_context=True,
     answer_keys=CLAUDE_SHAPED_KEYS,
+    # Codex reads a matcher of ASCII letters, digits, ``_`` and ``|`` as exact names; any other
+    # character (``.``, ``-``, a space) makes it a regular expression (codex-rs/hooks
+    # events/common.rs; oracle cases matcher-*)
+    list_names=re.compile(r"[A-Za-z0-9_|]+"),
+    trims_matcher=False,
+    # Codex 0.169 runs a hook's command with bash -c (not a login shell, no pipefail: oracle
+    # case pre-bash-syntax and a probe of $0, login_shell and pipefail), not sh
+    shell=("bash", "-c"),
 )

@@ -73,7 +73,14 @@ def translate(
         elif word == "deny":
             out["decision"], out["reason"] = "block", agent or user
     if raw.get("continue") is False and info.can_block:
-        out["decision"], out["reason"] = "block", user or agent
+        # Cursor stops the agent, whatever ``permission`` says beside it: a stop is a block
+        # here, never an allow (``{"permission": "allow", "continue": false}``)
+        spec = out.get("hookSpecificOutput")
+        if isinstance(spec, dict) and spec.get("permissionDecision") in ("allow", "ask"):
+            del spec["permissionDecision"]
+            spec.pop("permissionDecisionReason", None)
+        out["decision"] = "block"
+        out["reason"] = user or agent or f"stopped by a {LABEL} hook (continue: false)"
     followup = text(raw.get("followup_message"))
     if followup and info.meta.continues:
         out["decision"], out["reason"] = "block", followup

@@ -7,13 +7,14 @@ Gemini CLI's hook dialect: ``hooks`` of ``settings.json``, timeouts in milliseco
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from ..answers.dialect import text
 from ..catalogue import EventInfo
 from ..contract import AgentEvent, session_of
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated, block_unknown, iso_now
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Output, Translated, block_unknown, iso_now
 
 LABEL = "Gemini CLI"
 
@@ -91,6 +92,31 @@ def translate(
     return out, notes
 
 
+def output(returncode: int | None, stdout: bytes, stderr: bytes) -> Output:
+    """Gemini CLI's rules for a hook's output (hookRunner.ts): the answer is stdout, or stderr
+    when stdout is empty, read as JSON whatever the exit code (a JSON string is read again);
+    other text is an allow on exit 0 or 1 and, on any other exit (2, 3, a missing program's
+    127), a deny with the text as its reason. As the exit code, stdout and stderr our protocol
+    reads: JSON as exit 0, a deny as exit 2 with its reason on stderr. Nothing printed keeps
+    the exit code (an exit 2 that says nothing still blocks here: stricter than Gemini CLI)."""
+    if returncode is None:
+        return returncode, stdout, stderr
+    text = stdout.strip() or stderr.strip()
+    if not text:
+        return returncode, stdout, stderr
+    try:
+        parsed = json.loads(text)
+        if isinstance(parsed, str):
+            parsed = json.loads(parsed)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, dict):
+        return 0, json.dumps(parsed).encode(), b""
+    if returncode in (0, 1):
+        return returncode, stdout, stderr
+    return 2, b"", text
+
+
 def env(cwd: str) -> dict[str, str]:
     return {"GEMINI_PROJECT_DIR": cwd, "CLAUDE_PROJECT_DIR": cwd}
 
@@ -105,4 +131,12 @@ DIALECT = Dialect(
     answer_keys=CLAUDE_SHAPED_KEYS,
     default_timeout=60.0,
     env=env,
+    # Gemini CLI searches a tool matcher as a regular expression in the tool's name (``shell``
+    # matches ``run_shell_command``); a session's source or a trigger must equal the matcher
+    # (hookPlanner.ts; oracle cases matcher-*)
+    list_names=None,
+    exact_occurrence=True,
+    output=output,
+    # hookRunner.ts runs a command with ``bash -c`` (PowerShell on Windows), not ``sh``
+    shell=("bash", "-c"),
 )

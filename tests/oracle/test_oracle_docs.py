@@ -5,18 +5,24 @@ from the tests."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_cases import CASES as CLAUDE_CASES
-from claude_cases import Case
-from codex_cases import CASES as CODEX_CASES
-from gemini_cases import CASES as GEMINI_CASES
+from codex_cases import CASES as CODEX_HAND
+from codex_generated import CASES as CODEX_GENERATED
+from gemini_cases import CASES as GEMINI_HAND
+from gemini_generated import CASES as GEMINI_GENERATED
+
+#: The hand-picked and the generated cases of one agent share its summary line.
+CODEX_CASES: list[Any] = [*CODEX_HAND, *CODEX_GENERATED]
+GEMINI_CASES: list[Any] = [*GEMINI_HAND, *GEMINI_GENERATED]
 
 pytestmark = pytest.mark.oracle
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "dialects.md"
 #: agent (as in the summary line) -> its corpus and the heading of its section in the page.
-CORPORA: dict[str, tuple[list[Case], str]] = {
+CORPORA: dict[str, tuple[list[Any], str]] = {
     "claude-code": (CLAUDE_CASES, "## Claude Code\n"),
     "gemini-cli": (GEMINI_CASES, "## Gemini CLI\n"),
     "codex": (CODEX_CASES, "## Codex\n"),

@@ -11,9 +11,13 @@ from typing import Any
 import pytest
 from claude_cases import Case
 from gemini_cases import CASES, SHELL
+from gemini_generated import CASES as GENERATED
 from oracle_agents import AgentRun, run_gemini
 from oracle_corpus import Real, compare, enter_hermes_side, params, run_all
 from oracle_dialects import GEMINI
+from oracle_generated import Batch, GenCase, run_batches
+from oracle_generated import compare as compare_generated
+from oracle_generated import params as generated_params
 from oracle_install import Installed
 from oracle_servers import ToolCall
 
@@ -51,6 +55,23 @@ DIFFERENCES = {
         "the reason; hermes-hooks runs BeforeModel hooks as observers (pre_llm_call cannot stop "
         "a model call), reported when they are loaded."
     ),
+    "decision-words-any-case": (
+        "`decision: DENY` (any case, padded): Gemini CLI blocks only on the exact words `deny` "
+        "and `block` and runs the call; hermes-hooks reads the word in any case and blocks."
+    ),
+    "exit2-silent-blocks": (
+        "A BeforeTool hook that exits 2 and prints nothing: Gemini CLI has no answer to read "
+        "and runs the call; hermes-hooks blocks with a message naming the hook (exit 2 means "
+        "block; never more open)."
+    ),
+    "one-block-reason": (
+        "Two BeforeTool hooks that both deny: Gemini CLI gives the model every reason, joined; "
+        "hermes-hooks blocks with the first hook's reason (in configured order)."
+    ),
+    "host-tool-name-matches": (
+        "A matcher naming the host's tool (`terminal`): Gemini CLI knows no such name; "
+        "hermes-hooks lets a matcher name the host's tools too, so the hook runs (and blocks)."
+    ),
 }
 
 
@@ -74,3 +95,29 @@ def test_gemini_cli_agrees(
     real = real_runs[case.id]
     enter_hermes_side(real, monkeypatch)
     compare(GEMINI, real, DIFFERENCES, SHELL)
+
+
+# ---------------------------------------------------------------------- generated cases
+
+
+@pytest.fixture(scope="module")
+def generated_runs(
+    gemini_cli: Installed, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Batch]:
+    root = tmp_path_factory.mktemp("oracle-gemini-generated")
+
+    def runner(
+        binary: Path, d: Path, hooks: dict[str, Any], calls: list[ToolCall], rec: Path
+    ) -> AgentRun:
+        return run_gemini(binary, d, hooks, calls, record=rec)
+
+    return run_batches(GEMINI, GENERATED, gemini_cli.binary, root, runner, ("BeforeTool", "AfterTool"),
+                       lambda command: ToolCall(SHELL, {"command": command}), size=24)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", generated_params(GENERATED))
+def test_gemini_cli_generated_agrees(
+    case: GenCase, generated_runs: dict[str, Batch], clean_env: None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    compare_generated(GEMINI, generated_runs[case.id], case, DIFFERENCES, monkeypatch, SHELL)
