@@ -223,14 +223,16 @@ def _parse(
         raw = _json_object(out) if protocol == CLAUDE else None
         if raw is not None:
             # Claude Code (2.1.330) reads stdout JSON on exit 2 too: a block there gives the
-            # message (its reason, not stderr), context is kept, an allow or ask is outranked
+            # message (its reason, not stderr), context is kept; an allow or ask is outranked
+            # where answers rank (a tool call), and decides where the first answer does (a
+            # PermissionRequest allow on exit 2 runs the call in Claude Code)
             if cap is not None:
                 raw = _capped(raw, cap)
             value, _, _ = _value(info, protocol, raw, source, tool_name)
             if value is not None and _claude_blocks(raw):
                 return Answer(value=value, raw=raw)
             if value is not None:
-                return Answer(value=info.answer.combine([blocked, value], {}), raw=raw)
+                return Answer(value=info.answer.combine([value, blocked], {}), raw=raw)
         return Answer(value=blocked)
     if returncode != 0:
         why = f"exit code {returncode}" if returncode is not None else "exit status lost"

@@ -551,3 +551,37 @@ def test_exit_2_reads_stdout_json_too(home: Path, tmp_path: Path) -> None:
                                                      "additionalContext": "note this"}}))  # fmt: skip
     assert context.action == "block" and context.message == "from stderr"
     assert context.context == "note this"
+
+
+def _permission(behavior: str, **more: Any) -> str:
+    answer = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                     "decision": {"behavior": behavior, "message": "not this"}}}  # fmt: skip
+    return json.dumps({**more, **answer})
+
+
+def test_a_stray_action_allow_does_not_lift_a_permission_request_deny(
+    home: Path, tmp_path: Path
+) -> None:
+    hook = _script(tmp_path / "ask.sh",
+                   f"cat >/dev/null\necho '{_permission('deny', action='allow')}'\n")  # fmt: skip
+    hooks = _load(home, {"PermissionRequest": _group({"type": "command", "command": hook})})
+    answer = hooks.permission_request(tool_name="terminal", args={"command": "rm -rf x"},
+                                      command="rm -rf x")  # fmt: skip
+    assert answer.action == "deny" and answer.message == "not this"
+
+
+def test_a_permission_request_hook_exiting_2_is_read_by_its_stdout_first(
+    home: Path, tmp_path: Path
+) -> None:
+    def ask(stdout: str) -> Any:
+        hook = _script(tmp_path / "ask.sh",
+                       f"cat >/dev/null\necho '{stdout}'\necho 'from stderr' >&2\nexit 2\n")  # fmt: skip
+        hooks = _load(home, {"PermissionRequest": _group({"type": "command", "command": hook})})
+        return hooks.permission_request(tool_name="terminal", args={"command": "ls"},
+                                        command="ls")  # fmt: skip
+
+    assert ask(_permission("allow")).action == "allow"  # as Claude Code 2.1.330 does
+    deny = ask(_permission("deny"))
+    assert deny.action == "deny" and deny.message == "not this"
+    plain = ask("no json")
+    assert plain.action == "deny" and plain.message == "from stderr"
