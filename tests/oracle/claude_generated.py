@@ -7,12 +7,13 @@ the matcher test in the 2.1.330 bundle (facts only):
   message), anything else a non-blocking error (stderr goes to the user). The generator tries
   :data:`EXITS` (127 also as a script that does not exist: :data:`MISSING`).
 - **streams**: the answer on stdout, on stderr, or on stdout with a marked line on stderr.
-- **answer shapes**: every documented PreToolUse / PostToolUse field, plus invalid JSON, plain
-  text and nothing (:data:`PRE_SHAPES`, :data:`POST_SHAPES`).
+- **answer shapes**: every documented PreToolUse / PostToolUse / PermissionRequest field, plus
+  invalid JSON, plain text and nothing (:data:`SHAPES`).
 - **matcher grammar**: a matcher of only letters, digits, ``_``, ``|``, ``,``, ``-`` and spaces
   is a list of exact tool names split on ``|`` and ``,`` (each trimmed); any other matcher is a
   JavaScript regular expression searched in the tool name; an invalid one matches nothing;
   ``*`` and the empty matcher match everything (:data:`MATCHERS`).
+- **the hook shell**: what a command written inline can rely on (:data:`SHELL_FACTS`).
 - **several hooks**: Claude Code runs a call's hooks side by side; which answer wins may depend
   on the order they finish rather than their order in the file (:data:`PAIRS`, each tried with
   the first hook finishing first and last).
@@ -102,6 +103,34 @@ POST_SHAPES: dict[str, Shape] = {
     "empty": lambda t, r: "",
 }  # fmt: skip
 
+
+def _permission(behavior: str, **more: Any) -> Callable[[str, str], dict[str, Any]]:
+    def build(tag: str, rewritten: str) -> dict[str, Any]:
+        decision: dict[str, Any] = {"behavior": behavior}
+        if behavior == "deny":
+            decision["message"] = f"ORC-M-{tag}"
+        if more.get("rewrite"):
+            decision["updatedInput"] = {"command": rewritten, "description": "oracle"}
+        out = specific("PermissionRequest", decision=decision)
+        return {"action": "allow", **out} if more.get("stray") else out
+
+    return build
+
+
+#: The PermissionRequest answers (the host does not allow the call; nobody else answers).
+PERMISSION_REQUEST_SHAPES: dict[str, Shape] = {
+    "allow": _json(_permission("allow")),
+    "deny": _json(_permission("deny")),
+    "deny-stray-action": _json(_permission("deny", stray=True)),
+    "allow-rewrite": _json(_permission("allow", rewrite=True)),
+    "legacy-block": _json(lambda t, r: {"decision": "block", "reason": f"ORC-M-{t}"}),
+    "invalid-json": lambda t, r: "{ORC-M-" + t + " is not json",
+    "plain": lambda t, r: f"ORC-C-{t} plain text",
+    "empty": lambda t, r: "",
+}  # fmt: skip
+SHAPES = {"PreToolUse": PRE_SHAPES, "PostToolUse": POST_SHAPES,
+          "PermissionRequest": PERMISSION_REQUEST_SHAPES}  # fmt: skip
+
 #: Matchers for a PreToolUse hook on a Bash call (the hook blocks with exit 2 when it runs):
 #: lists with each separator and with spaces, case, partial names, regexes (anchored, not,
 #: alternation, JavaScript-only and Python-only syntax), invalid ones, other agents' names.
@@ -125,6 +154,17 @@ PAIRS = (
 )  # fmt: skip
 SLOW = 0.6  # seconds the slower hook of a pair waits
 
+#: What a hook command's shell and environment are: each test, written inline in the settings
+#: file, blocks (exit 2) when it holds in the agent's hook shell.
+SHELL_FACTS = {
+    "bash-test-syntax": "[[ -n x ]]",
+    "bash-version-set": '[ -n "$BASH_VERSION" ]',
+    "pipefail-known": "(set -o pipefail) 2>/dev/null",
+    "project-dir-set": '[ -n "$CLAUDE_PROJECT_DIR" ]',
+    "runs-in-project-dir": '[ "$(pwd -P)" = "$(cd "$CLAUDE_PROJECT_DIR" 2>/dev/null && pwd -P)" ]',
+    "stdin-is-one-json-line": '[ "$(printf %s "$input" | wc -l)" -eq 0 ]',
+}
+
 
 @dataclass(frozen=True)
 class Hook:
@@ -136,6 +176,9 @@ class Hook:
     exit: int | str = 0
     matcher: str | None = "Bash"
     delay: float = 0.0
+    #: a shell test written inline as the command (after the case's own dispatch): the hook
+    #: blocks when it holds
+    inline: str | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +187,7 @@ class GenCase:
 
     id: str
     tag: str
-    kind: str  # "pre", "post", "matcher", "pair"
+    kind: str  # "pre", "post", "permission", "matcher", "shell", "pair"
     hooks: tuple[Hook, ...]
     allowed: bool
     dims: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
@@ -166,6 +209,10 @@ class GenCase:
         for n, hook in enumerate(self.hooks):
             if hook.exit == MISSING:
                 command = str(d / f"ORC-E-{self.tag}" / "no-such-hook.sh")
+            elif hook.inline is not None:
+                command = (f'input=$(cat); case "$input" in *{shlex.quote(self.mark())}*) ;; '
+                           f"*) exit 0 ;; esac; if {hook.inline}; then "
+                           f"echo ORC-E-{self.tag} >&2; exit 2; fi")  # fmt: skip
             else:
                 command = self._script(d, n, hook)
             group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
@@ -203,8 +250,7 @@ def _answer(event: str, shape: str, exit: int, stream: str, tag: str) -> tuple[s
     """(stdout, stderr, exit) of one hook; ``exit1``/``exit2`` shapes are stderr texts."""
     if shape.startswith("exit"):
         return "", f"ORC-E-{tag}", int(shape[4:])
-    shapes = PRE_SHAPES if event == "PreToolUse" else POST_SHAPES
-    text = shapes[shape](tag, "{rewritten}")
+    text = SHAPES[event][shape](tag, "{rewritten}")
     out, err = _streams(text, stream, tag)
     return out, err, exit
 
@@ -223,10 +269,14 @@ def _single(kind: str, event: str, shapes: dict[str, Shape]) -> Iterator[dict[st
             continue  # the same hook as empty on stdout
         if shape == "continue-false" and stream == "both":
             continue  # it ends the agent's turn: each one costs an agent start of its own
-        if kind == "post" and stream == "stderr" and exit != 2:
-            continue  # after the tool, stderr reaches the model on exit 2 only
+        if kind != "pre" and stream == "stderr" and exit != 2:
+            continue  # after the tool or in a permission answer, stderr counts on exit 2 only
         for allowed in (True, False):
-            if not allowed and (kind == "post" or shape not in PERMISSION_SHAPES):
+            if kind == "permission" and allowed:
+                continue  # the question is asked only when the host does not allow the call
+            if not allowed and (
+                kind == "post" or (kind == "pre" and shape not in PERMISSION_SHAPES)
+            ):
                 continue
             yield {"kind": kind, "event": event, "shape": shape, "exit": exit, "stream": stream,
                    "allowed": allowed}  # fmt: skip
@@ -241,8 +291,9 @@ def generate() -> list[GenCase]:
         tag = f"g{len(cases):03d}"
         cases.append(GenCase(f"gen-{name}", tag, kind, hooks(tag), allowed, dims, alone))
 
-    for kind, event, shapes in (("pre", "PreToolUse", PRE_SHAPES),
-                                ("post", "PostToolUse", POST_SHAPES)):  # fmt: skip
+    for kind, event in (("pre", "PreToolUse"), ("post", "PostToolUse"),
+                        ("permission", "PermissionRequest")):  # fmt: skip
+        shapes = SHAPES[event]
         for dims in _single(kind, event, shapes):
             shape, exit, stream = dims["shape"], dims["exit"], dims["stream"]
             allowed = dims["allowed"]
@@ -261,6 +312,10 @@ def generate() -> list[GenCase]:
         dims = {"kind": "matcher", "matcher": matcher, "allowed": True}
         add(f"matcher-{n:02d}-{_slug(matcher)}", "matcher",
             lambda tag, m=matcher: (Hook("PreToolUse", "", f"ORC-E-{tag}", 2, m),), True, dims)  # fmt: skip
+    for fact, test in SHELL_FACTS.items():
+        dims = {"kind": "shell", "fact": fact, "allowed": True}
+        add(f"shell-{fact}", "shell",
+            lambda tag, t=test: (Hook("PreToolUse", inline=t),), True, dims)  # fmt: skip
     for (a, b), slow_first in itertools.product(PAIRS, (False, True)):
         dims = {"kind": "pair", "first": a, "second": b,
                 "finishes_last": "first" if slow_first else "second", "allowed": False}  # fmt: skip
@@ -331,6 +386,16 @@ def expected_difference(case: GenCase) -> str | None:
         return "first-block-message" if d["finishes_last"] == "second" else None
     if case.kind == "matcher" and d["matcher"] in HOST_NAMES:
         return "host-tool-names"
+    if case.kind == "permission" and d["shape"] == "legacy-block" and d["stream"] != "stderr":
+        return "permission-top-level-deny"
+    undecided = d.get("stream") == "stderr" or d.get("shape") in ("empty", "invalid-json", "plain")
+    if (
+        case.kind == "permission"
+        and d["exit"] == 2
+        and "ORC-" in case.hooks[0].stderr
+        and undecided
+    ):
+        return "permission-exit2-stderr"
     return None
 
 

@@ -70,6 +70,17 @@ DIFFERENCES = {
         "of that name, so the hook never fires there; hermes-hooks tries a Claude Code matcher "
         "against Claude Code's name and then the host's, so it fires."
     ),
+    "permission-top-level-deny": (
+        'A PermissionRequest answer `{"decision": "block", "reason": ...}` (the top-level '
+        "vocabulary of other events): Claude Code 2.1.330 does not read it there (the question "
+        "stays open; headless, the call is refused with Claude Code's own words); hermes-hooks "
+        "reads it as a deny, so its reason is what the model reads."
+    ),
+    "permission-exit2-stderr": (
+        "A PermissionRequest hook that exits 2 with no decision on stdout: both refuse the call; "
+        "Claude Code does not show its stderr to the model, hermes-hooks gives stderr as the "
+        "deny message (as exit 2 does on every event that can block)."
+    ),
     "first-block-message": (
         "Several hooks block one call: Claude Code shows the model one block message, that of "
         "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
