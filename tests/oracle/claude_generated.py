@@ -153,6 +153,8 @@ PAIRS = (
     ("legacy-approve", "deny"), ("exit1", "deny"),
 )  # fmt: skip
 SLOW = 0.6  # seconds the slower hook of a pair waits
+#: Answers that may grant a call the host does not allow.
+GRANTS = {"allow", "ask", "legacy-approve", "deny-stray-action"}
 
 #: What a hook command's shell and environment are: each test, written inline in the settings
 #: file, blocks (exit 2) when it holds in the agent's hook shell.
@@ -197,8 +199,8 @@ class GenCase:
     def command(self, d: Path) -> str:
         return f": CASE_{self.tag}; touch {d}/ran; echo TOOL-OUTPUT"
 
-    def rewritten(self, d: Path) -> str:
-        return f": CASE_{self.tag}; touch {d}/ran2; echo TOOL-OUTPUT-2"
+    def rewritten(self, d: Path, n: int = 2) -> str:
+        return f": CASE_{self.tag}; touch {d}/ran{n}; echo TOOL-OUTPUT-{n}"
 
     def mark(self) -> str:
         return f"CASE_{self.tag};"
@@ -227,6 +229,7 @@ class GenCase:
         if hook.delay:
             body.append(f"sleep {hook.delay}")
         stdout = hook.stdout.replace("{rewritten}", self.rewritten(d))
+        stdout = stdout.replace("{rewritten3}", self.rewritten(d, 3))
         if stdout:
             body.append("printf '%s\\n' " + shlex.quote(stdout))
         if hook.stderr:
@@ -317,21 +320,29 @@ def generate() -> list[GenCase]:
         add(f"shell-{fact}", "shell",
             lambda tag, t=test: (Hook("PreToolUse", inline=t),), True, dims)  # fmt: skip
     for (a, b), slow_first in itertools.product(PAIRS, (False, True)):
+        # Bash not allowed where a pair may grant it (so the grant shows), allowed elsewhere (so
+        # a rewrite runs and shows which one won)
+        allowed = not {a, b} & GRANTS
         dims = {"kind": "pair", "first": a, "second": b,
-                "finishes_last": "first" if slow_first else "second", "allowed": False}  # fmt: skip
+                "finishes_last": "first" if slow_first else "second", "allowed": allowed}  # fmt: skip
 
         def pair(
             tag: str, a: str = a, b: str = b, slow_first: bool = slow_first
         ) -> tuple[Hook, ...]:
             one = _answer("PreToolUse", a, 0, "stdout", tag)
             two = _answer("PreToolUse", b, 0, "stdout", tag)
-            # the two hooks' markers must differ: the second's carry a "2"
-            two = tuple(x.replace(f"-{tag}", f"-{tag}x") if isinstance(x, str) else x for x in two)
+            # the two hooks' markers and rewrites must differ: the second's markers end in "x",
+            # its rewrite touches "ran3"
+            two = tuple(
+                x.replace(f"-{tag}", f"-{tag}x").replace("{rewritten}", "{rewritten3}")
+                if isinstance(x, str) else x
+                for x in two
+            )  # fmt: skip
             return (Hook("PreToolUse", one[0], one[1], one[2], delay=SLOW if slow_first else 0),
                     Hook("PreToolUse", two[0], two[1], two[2], delay=0 if slow_first else SLOW))  # fmt: skip
 
         last = "first-last" if slow_first else "second-last"
-        add(f"pair-{a}-then-{b}-{last}", "pair", pair, False, dims)
+        add(f"pair-{a}-then-{b}-{last}", "pair", pair, allowed, dims)
     return cases
 
 
@@ -381,6 +392,9 @@ def expected_difference(case: GenCase) -> str | None:
         return "continue-false-blocks" if d["stream"] != "stderr" else None
     if case.kind == "pair" and "continue-false" in (d["first"], d["second"]):
         return "continue-false-blocks"
+    if case.kind == "pair" and d["first"] == d["second"] == "rewrite":
+        # Claude Code runs the rewrite of the hook that finished last
+        return "rewrite-order" if d["finishes_last"] == "first" else None
     if case.kind == "pair" and d["first"] in BLOCKING and d["second"] in BLOCKING:
         # Claude Code shows the message of the hook that finished last
         return "first-block-message" if d["finishes_last"] == "second" else None

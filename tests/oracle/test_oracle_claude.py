@@ -81,6 +81,11 @@ DIFFERENCES = {
         "Claude Code does not show its stderr to the model, hermes-hooks gives stderr as the "
         "deny message (as exit 2 does on every event that can block)."
     ),
+    "rewrite-order": (
+        "Two hooks rewrite one call (`updatedInput`): Claude Code runs the rewrite of the hook "
+        "that finished last; hermes-hooks composes rewrites in configuration order (a later "
+        "hook's value of a key wins), whichever hook was slower."
+    ),
     "first-block-message": (
         "Several hooks block one call: Claude Code shows the model one block message, that of "
         "the hook that finished last (2.1.330); hermes-hooks keeps the first block in "
@@ -218,7 +223,7 @@ def _generated_real(ran: Ran) -> Outcome:
         scan(body.get("messages"), "context", (), seen)
         scan(body.get("system"), "context", (), seen)
     mine = frozenset(s for s in seen if _own(s, tag))
-    ran_tool = (ran.dir / "ran").exists() or (ran.dir / "ran2").exists()
+    ran_tool = any((ran.dir / name).exists() for name in ("ran", "ran2", "ran3"))
     args = None
     for p in ran.payloads:
         if p.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure"):
