@@ -6,7 +6,8 @@ the matcher test in the 2.1.330 bundle (facts only):
 - **exit codes**: 0 (stdout is read: JSON, or plain text), 2 (a blocking error: stderr is the
   message), anything else a non-blocking error (stderr goes to the user). The generator tries
   :data:`EXITS` (127 also as a script that does not exist: :data:`MISSING`).
-- **streams**: the answer on stdout, on stderr, or on stdout with a marked line on stderr.
+- **streams**: the answer on stdout, on stderr, or (exit 0 and 2) on stdout with a marked line
+  on stderr.
 - **answer shapes**: every documented PreToolUse / PostToolUse / PermissionRequest field, plus
   invalid JSON, plain text and nothing (:data:`SHAPES`).
 - **matcher grammar**: a matcher of only letters, digits, ``_``, ``|``, ``,``, ``-`` and spaces
@@ -152,7 +153,7 @@ PAIRS = (
     ("exit2", "exit2"), ("deny", "deny"), ("deny-stray-action", "allow"),
     ("legacy-approve", "deny"), ("exit1", "deny"),
 )  # fmt: skip
-SLOW = 0.6  # seconds the slower hook of a pair waits
+SLOW = 0.4  # seconds the slower hook of a pair waits
 #: Answers that may grant a call the host does not allow.
 GRANTS = {"allow", "ask", "legacy-approve", "deny-stray-action"}
 
@@ -272,6 +273,8 @@ def _single(kind: str, event: str, shapes: dict[str, Shape]) -> Iterator[dict[st
             continue  # the same hook as empty on stdout
         if shape == "continue-false" and stream == "both":
             continue  # it ends the agent's turn: each one costs an agent start of its own
+        if stream == "both" and exit not in (0, 2):
+            continue  # stderr beside stdout matters on exit 2; exit 0 shows it is ignored
         if kind != "pre" and stream == "stderr" and exit != 2:
             continue  # after the tool or in a permission answer, stderr counts on exit 2 only
         for allowed in (True, False):
