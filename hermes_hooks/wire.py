@@ -216,21 +216,43 @@ def _parse(
     if failure:
         return Answer(failure=failure)
     err = decode(stderr).strip()
+    out = decode(stdout).strip()
     if returncode == 2 and info.can_block:
         message = err or f"blocked by shell hook {source} (exit 2)"
-        return Answer(value=info.answer.blocked(message, source))
-    out = decode(stdout).strip()
+        blocked = info.answer.blocked(message, source)
+        raw = _json_object(out) if protocol == CLAUDE else None
+        if raw is not None:
+            # Claude Code (2.1.330) reads stdout JSON on exit 2 too: a block there gives the
+            # message (its reason, not stderr), context is kept; an allow or ask is outranked
+            # where answers rank (a tool call), and decides where the first answer does (a
+            # PermissionRequest allow on exit 2 runs the call in Claude Code)
+            if cap is not None:
+                raw = _capped(raw, cap)
+            value, _, _ = _value(info, protocol, raw, source, tool_name)
+            if value is not None and _claude_blocks(raw):
+                return Answer(value=value, raw=raw)
+            if value is not None and info.kind == "first":
+                return Answer(value=value, raw=raw)  # the first answer decides: stdout's
+            if value is not None:
+                return Answer(value=info.answer.combine([value, blocked], {}), raw=raw)
+        return Answer(value=blocked)
     if returncode != 0:
         why = f"exit code {returncode}" if returncode is not None else "exit status lost"
         if err:
             why += f": {err[:200]}"
-        if protocol == HERMES and out:
-            # Hermes honours a JSON answer whatever the exit code; so do we.
+        if protocol in (HERMES, CLAUDE) and out:
+            # Hermes honours a JSON answer whatever the exit code, and so does Claude Code
+            # (2.1.330: a deny, allow or context printed before exit 1, 3 or 127 is read); so do
+            # we. A Claude Code hook's run still failed: fail_closed / onFailure block.
             raw = _json_object(out)
             if raw is not None:
+                if cap is not None and protocol == CLAUDE:
+                    raw = _capped(raw, cap)
                 value, _, defaulted = _value(info, protocol, raw, source, tool_name)
                 if value is not None:
-                    return Answer(value=value, raw=raw, warning=why, defaulted=defaulted)
+                    failed = why if protocol == CLAUDE else None
+                    return Answer(value=value, raw=raw, warning=why, defaulted=defaulted,
+                                  failure=failed)  # fmt: skip
         return Answer(failure=why)
     if not out:
         return Answer()
@@ -269,6 +291,13 @@ def _parse(
     return Answer(
         value=value, raw=raw, warning=warning, dropped=dropped or None, defaulted=defaulted
     )
+
+
+def _claude_blocks(raw: Mapping[str, Any]) -> bool:
+    """Whether a Claude Code answer blocks on its own (``decision: block``, a ``deny``)."""
+    spec = raw.get("hookSpecificOutput")
+    decision = spec.get("permissionDecision") if isinstance(spec, Mapping) else None
+    return raw.get("decision") == "block" or decision == "deny"
 
 
 def _json_object(text: str) -> dict[str, Any] | None:

@@ -456,3 +456,132 @@ def test_an_if_rule_matches_each_simple_command_the_line_runs(command: str) -> N
     rule = Rule.parse("Bash(rm *)")
     assert rule.matches("terminal", {"command": command}, cwd="/", project="/")
     assert not rule.matches("terminal", {"command": "echo 'rm -rf x'"}, cwd="/", project="/")
+
+
+# ---------------------------------------------------------------------- what Claude Code reads
+# (found by the generated oracle corpus, tests/oracle/claude_generated.py, on Claude Code 2.1.330)
+
+
+@pytest.mark.parametrize(
+    ("matcher", "fires"),
+    [
+        ("Write, Bash", True),  # a list: split on "," as on "|", each name trimmed
+        ("Bash,Write", True),
+        (" Bash", True),
+        ("Write | Bash", True),
+        ("Write Bash", False),  # one name with a space in it
+        ("Bash-Write", False),
+        ("Bas", False),  # names match whole
+        ("(?<n>Bash)", True),  # a JavaScript named group
+        ("(?i)bash", False),  # Python-only syntax: JavaScript refuses it, so it matches nothing
+        ("(?P<n>Bash)", False),
+        ("\\ABash", False),  # JavaScript reads \A as the letter A
+        ("Ba[", False),
+        ("^Ba", True),
+    ],
+)
+def test_a_matcher_is_read_in_claude_code_grammar(
+    home: Path, tmp_path: Path, matcher: str, fires: bool
+) -> None:
+    guard = _script(tmp_path / "guard.sh", "echo 'no shell' >&2\nexit 2\n")
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard}, matcher)})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    assert (decision.action == "block") is fires, decision
+
+
+def test_a_stray_hermes_action_allow_does_not_turn_a_deny_into_an_allow(
+    home: Path, tmp_path: Path
+) -> None:
+    answer = {"action": "allow", "hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny",
+        "permissionDecisionReason": "no rm"}}  # fmt: skip
+    guard = _script(tmp_path / "guard.sh", f"cat >/dev/null\necho '{json.dumps(answer)}'\n")
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard})})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf x"})
+    assert decision.action == "block" and decision.message == "no rm"
+    legacy = {"action": "allow", "decision": "block", "reason": "legacy no"}
+    _script(tmp_path / "guard.sh", f"cat >/dev/null\necho '{json.dumps(legacy)}'\n")
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard})})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf x"})
+    assert decision.action == "block" and decision.message == "legacy no"
+
+
+def _answer(decision: str, reason: str) -> str:
+    return json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                              "permissionDecision": decision,
+                                              "permissionDecisionReason": reason}})  # fmt: skip
+
+
+@pytest.mark.parametrize("code", [1, 3, 127])
+def test_stdout_json_is_read_on_a_failing_exit_code(home: Path, tmp_path: Path, code: int) -> None:
+    guard = _script(tmp_path / "guard.sh",
+                    f"cat >/dev/null\necho '{_answer('deny', 'denied anyway')}'\n"
+                    f"echo oops >&2\nexit {code}\n")  # fmt: skip
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard})})
+    decision = hooks.pre_tool_call(tool_name="terminal", args={"command": "rm -rf x"})
+    assert decision.action == "block" and decision.message == "denied anyway"
+    _script(tmp_path / "guard.sh",
+            f"cat >/dev/null\necho '{_answer('allow', 'fine')}'\nexit {code}\n")  # fmt: skip
+    hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard})})
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "allow"
+
+
+def test_a_fail_closed_hook_that_exits_1_blocks_even_when_it_printed_allow(
+    home: Path, tmp_path: Path
+) -> None:
+    guard = _script(tmp_path / "guard.sh",
+                    f"cat >/dev/null\necho '{_answer('allow', 'fine')}'\nexit 1\n")  # fmt: skip
+    hooks = _load(home, {"PreToolUse": _group(
+        {"type": "command", "command": guard, "onFailure": "block"})})  # fmt: skip
+    assert hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action == "block"
+
+
+def test_exit_2_reads_stdout_json_too(home: Path, tmp_path: Path) -> None:
+    def run(stdout: str) -> Any:
+        guard = _script(tmp_path / "guard.sh",
+                        f"cat >/dev/null\necho '{stdout}'\necho 'from stderr' >&2\nexit 2\n")  # fmt: skip
+        hooks = _load(home, {"PreToolUse": _group({"type": "command", "command": guard})})
+        return hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+
+    deny = run(_answer("deny", "from json"))  # a deny's reason is the message
+    assert deny.action == "block" and deny.message == "from json"
+    allow = run(_answer("allow", "fine"))  # exit 2 outranks an allow
+    assert allow.action == "block" and allow.message == "from stderr"
+    context = run(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                                     "additionalContext": "note this"}}))  # fmt: skip
+    assert context.action == "block" and context.message == "from stderr"
+    assert context.context == "note this"
+
+
+def _permission(behavior: str, **more: Any) -> str:
+    answer = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                     "decision": {"behavior": behavior, "message": "not this"}}}  # fmt: skip
+    return json.dumps({**more, **answer})
+
+
+def test_a_stray_action_allow_does_not_lift_a_permission_request_deny(
+    home: Path, tmp_path: Path
+) -> None:
+    hook = _script(tmp_path / "ask.sh",
+                   f"cat >/dev/null\necho '{_permission('deny', action='allow')}'\n")  # fmt: skip
+    hooks = _load(home, {"PermissionRequest": _group({"type": "command", "command": hook})})
+    answer = hooks.permission_request(tool_name="terminal", args={"command": "rm -rf x"},
+                                      command="rm -rf x")  # fmt: skip
+    assert answer.action == "deny" and answer.message == "not this"
+
+
+def test_a_permission_request_hook_exiting_2_is_read_by_its_stdout_first(
+    home: Path, tmp_path: Path
+) -> None:
+    def ask(stdout: str) -> Any:
+        hook = _script(tmp_path / "ask.sh",
+                       f"cat >/dev/null\necho '{stdout}'\necho 'from stderr' >&2\nexit 2\n")  # fmt: skip
+        hooks = _load(home, {"PermissionRequest": _group({"type": "command", "command": hook})})
+        return hooks.permission_request(tool_name="terminal", args={"command": "ls"},
+                                        command="ls")  # fmt: skip
+
+    assert ask(_permission("allow")).action == "allow"  # as Claude Code 2.1.330 does
+    deny = ask(_permission("deny"))
+    assert deny.action == "deny" and deny.message == "not this"
+    plain = ask("no json")
+    assert plain.action == "deny" and plain.message == "from stderr"

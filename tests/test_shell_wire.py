@@ -273,10 +273,12 @@ def test_other_nonzero_exit_is_a_reported_failure_that_does_not_block(
     assert "exit code 3: kaput" in caplog.text
 
 
-def test_hermes_json_is_honoured_whatever_the_exit_code_but_claude_code_json_only_on_0() -> None:
+def test_json_is_honoured_whatever_the_exit_code_and_a_claude_code_run_still_failed() -> None:
     out = b'{"action": "block", "message": "still"}'
     assert wire.parse(PRE, wire.HERMES, 1, out, b"", source="h").value.action == "block"
-    assert wire.parse(PRE, wire.CLAUDE, 1, out, b"", source="h").value is None
+    # Claude Code 2.1.330 reads stdout JSON on exit 1 too (tests/oracle/claude_generated.py)
+    claude = wire.parse(PRE, wire.CLAUDE, 1, out, b"", source="h")
+    assert claude.value.action == "block" and claude.failure == "exit code 1"
 
 
 @pytest.mark.parametrize(

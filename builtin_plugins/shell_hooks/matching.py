@@ -23,7 +23,7 @@ from typing import Any
 
 from hermes_hooks import consent, dialects, pinning, resolve, wire
 from hermes_hooks.contract import AgentEvent, ClaudeEvent
-from hermes_hooks.dialects.base import CLAUDE_NAMES, SHELL
+from hermes_hooks.dialects.base import CLAUDE_NAMES, CLAUDE_SEPARATORS, SHELL, js_regex
 
 from .rules import Rule
 
@@ -198,7 +198,8 @@ class ShellHook:
             candidates = [value]
             if self.match_tool:
                 candidates.insert(0, wire.claude_tool_name(value) or value)
-            return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES)
+            return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES,
+                                    separators=CLAUDE_SEPARATORS, regex=js_regex)  # fmt: skip
         candidates = [value]
         if self.match_tool:  # a Hermes matcher naming Claude Code tools (claude_names)
             candidates.append(wire.claude_tool_name(value) or value)

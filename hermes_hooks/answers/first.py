@@ -75,12 +75,15 @@ class PermissionAnswers(AnswerType):
         if m is None:
             return None
         decision = mapping(specific(m).get("decision")) or {}
-        said = m.get("action") or decision.get("behavior") or m.get("behavior")
-        if said is None and str(m.get("decision")).strip().lower() in _DENIES:
+        said = [m.get("action"), decision.get("behavior"), m.get("behavior")]
+        if str(m.get("decision")).strip().lower() in _DENIES:
             # Claude Code's top-level vocabulary ({"decision": "deny"|"block", "reason"}) is
             # honoured for a deny; an allow must say so in the event's own shape.
-            said = "deny"
-        action = _PERMISSIONS.get(said.strip().lower() if isinstance(said, str) else "")
+            said.append("deny")
+        read = [_PERMISSIONS.get(w.strip().lower()) for w in said if isinstance(w, str)]
+        # several vocabularies in one answer: a deny in any of them wins (Claude Code does not
+        # read a Hermes 'action', so a stray "action": "allow" must not lift its deny)
+        action = "deny" if "deny" in read else next((a for a in read if a), None)
         if action is None:
             return None
         scope = _SCOPES.get(str(m.get("scope") or decision.get("scope") or "once"), "once")

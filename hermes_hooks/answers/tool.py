@@ -140,10 +140,13 @@ class ToolAnswers(AnswerType):
             if action == "approve":
                 rule_key = text(m.get("rule_key"))
 
+        # Several vocabularies in one answer: the strictest decision wins. Claude Code and
+        # Codex do not read a Hermes 'action', so a stray "action": "allow" beside their deny
+        # must not turn the deny into an allow (issue 18 item 20).
         decision = first(spec, "permissionDecision", "permission_decision")
-        if isinstance(decision, str) and action is None:
+        if isinstance(decision, str):
             mapped = _PERMISSION.get(decision.strip().lower())
-            if mapped:
+            if mapped and _RANK[mapped] > _RANK.get(action, 0):
                 action = mapped
                 message = text(
                     first(spec, "permissionDecisionReason", "permission_decision_reason")
@@ -153,11 +156,11 @@ class ToolAnswers(AnswerType):
             args = updated
 
         legacy = m.get("decision")
-        if isinstance(legacy, str) and action is None:
+        if isinstance(legacy, str) and _RANK.get(action, 0) < _RANK["block"]:
             legacy = legacy.strip().lower()
             if legacy == "block":
                 action, message = "block", text(m.get("reason"))
-            elif legacy == "approve":  # Claude Code's legacy "approve" skips the prompt
+            elif legacy == "approve" and action is None:  # Claude Code's: skips the prompt
                 action, message = "allow", text(m.get("reason"))
 
         action, message = stop_or_block(m, action, message, default_block)

@@ -10,6 +10,7 @@ One :class:`Dialect` per agent (:mod:`.gemini`, :mod:`.codex`, :mod:`.cursor`,
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -29,13 +30,17 @@ Output = tuple["int | None", bytes, bytes]
 Translated = tuple[Any, list[str]]
 
 
-#: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
-#: other matcher is a regular expression. Claude Code's names are word characters only, so a
-#: ``.`` or ``-`` makes its matcher a regex (:data:`CLAUDE_NAMES`).
 #: What runs another agent's hook command, unless its dialect says otherwise.
 SHELL = ("/bin/sh", "-c")
+#: What a plain list of names looks like in a matcher (``Bash|Edit``, ``run_shell_command``); any
+#: other matcher is a regular expression.
 NAMES = re.compile(r"[\w|.-]+")
-CLAUDE_NAMES = re.compile(r"[\w|]+")
+PIPE = re.compile(r"\|")
+#: Claude Code's list of names (2.1.330, on the events whose matcher names tools, sources, ...):
+#: ASCII letters, digits, ``_``, ``-``, spaces, split on ``|`` or ``,`` with each name trimmed
+#: (``Write, Bash`` names Bash; ``Write Bash`` is one name). A ``.`` makes it a regex.
+CLAUDE_NAMES = re.compile(r"[A-Za-z0-9_|, -]+")
+CLAUDE_SEPARATORS = re.compile(r"[|,]")
 
 
 @dataclass(frozen=True)
@@ -164,18 +169,29 @@ def iso_now() -> str:
 
 
 def matches(
-    matcher: str, values: list[str], text: bool = False, names: re.Pattern[str] = NAMES
+    matcher: str,
+    values: list[str],
+    text: bool = False,
+    names: re.Pattern[str] = NAMES,
+    separators: re.Pattern[str] = PIPE,
+    regex: Callable[[str], re.Pattern[str] | None] | None = None,
 ) -> bool:
-    """A dialect matcher: ``*`` or empty matches all; names joined by ``|`` (``names`` says what
-    a list of names looks like) match exactly; anything else is a regular expression searched in
-    the value, or the matcher itself when it is no valid regex (Gemini, Codex, Cursor and Claude
-    Code all read matchers this way). ``text``: the value is free text (a command), so the
-    matcher is always searched in it."""
+    """A dialect matcher: ``*`` or empty matches all; a list of names (``names`` says what one
+    looks like, ``separators`` what splits it; each name trimmed) matches exactly; anything else
+    is a regular expression searched in the value (``regex`` reads it in the agent's own
+    grammar: :func:`js_regex`), or the matcher itself when it is no valid regex (Gemini, Codex,
+    Cursor and Claude Code all read matchers this way). ``text``: the value is free text (a
+    command), so the matcher is always searched in it."""
     if matcher in ("", "*"):
         return True
     if not text and names.fullmatch(matcher):
-        listed = matcher.split("|")
-        return any(v in listed for v in values)
+        listed = [name.strip() for name in separators.split(matcher)]
+        return any(v in listed for v in values if v)
+    if regex is not None:
+        found = regex(matcher)
+        if found is None:
+            return False  # no valid regex in the agent's grammar: it matches nothing
+        return any(found.search(v) for v in values)
     try:
         pattern = re.compile(matcher)  # re keeps compiled patterns: no cost per firing
     except re.error:
@@ -193,6 +209,50 @@ def search(matcher: str, values: list[str]) -> bool:
     except re.error:
         return matcher in values
     return any(pattern.search(v) for v in values)
+
+
+#: Escapes that mean something in a JavaScript regular expression; any other escaped ASCII
+#: letter is the letter itself there (``\A`` is ``A``), while Python reads ``\A``, ``\Z`` as
+#: anchors or refuses the rest.
+_JS_ESCAPES = frozenset("dDwWsSbBnrtvf0123456789xuk")
+#: Groups only Python has: ``(?P<n>``, ``(?P=n)``, inline flags ``(?i)``, comments ``(?#``.
+_PYTHON_ONLY_GROUP = re.compile(r"\(\?(?:P|#|[aiLmsux-]+\))")
+
+
+@functools.lru_cache(maxsize=512)
+def js_regex(source: str) -> re.Pattern[str] | None:
+    r"""A JavaScript regular expression (``new RegExp(source)``, no flags) as a Python pattern
+    that matches the same tool names, or ``None`` when JavaScript refuses it (it then matches
+    nothing in Claude Code and Gemini CLI). Named groups are JavaScript's ``(?<n>...)`` and
+    ``\k<n>``; Python-only syntax is refused as JavaScript refuses it."""
+    if _PYTHON_ONLY_GROUP.search(source):
+        return None
+    out: list[str] = []
+    i = 0
+    while i < len(source):
+        c = source[i]
+        if c == "\\" and i + 1 < len(source):
+            nxt = source[i + 1]
+            if nxt == "k" and (m := re.match(r"<(\w+)>", source[i + 2 :])):
+                out.append(f"(?P={m.group(1)})")
+                i += 2 + m.end()
+                continue
+            if nxt.isascii() and nxt.isalpha() and nxt not in _JS_ESCAPES:
+                out.append(nxt)  # an identity escape in JavaScript
+            else:
+                out.append(c + nxt)
+            i += 2
+            continue
+        if source.startswith("(?<", i) and not source.startswith(("(?<=", "(?<!"), i):
+            out.append("(?P<")
+            i += 3
+            continue
+        out.append(c)
+        i += 1
+    try:
+        return re.compile("".join(out))
+    except re.error:
+        return None
 
 
 def block_unknown(info: EventInfo, label: str, key: str, value: Any) -> Translated:

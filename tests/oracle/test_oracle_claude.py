@@ -9,6 +9,7 @@ captured here (one per event); otherwise the live payloads are checked against t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ from typing import Any
 import pytest
 import yaml
 from claude_cases import CASES, Case
+from claude_generated import CASES as GENERATED
+from claude_generated import GenCase, Ran, expected_difference, run_all
 from oracle_agents import AgentRun, recorder_command, run_claude
 from oracle_compare import (
     Outcome,
@@ -25,6 +28,7 @@ from oracle_compare import (
     claude_outcome,
     hermes_outcome,
     record,
+    scan,
 )
 from oracle_install import Installed
 from oracle_servers import ToolCall
@@ -60,6 +64,27 @@ DIFFERENCES = {
         "`permissionDecision: defer`: a headless Claude Code ends the turn there (the call waits "
         "for an SDK client to decide); hermes-hooks reads `defer` as an explicit no opinion, so "
         "the host's own permission rule decides (here: not allowed, refused) and the agent goes on."
+    ),
+    "host-tool-names": (
+        "A Claude Code matcher naming the host's own tool (`terminal`): Claude Code has no tool "
+        "of that name, so the hook never fires there; hermes-hooks tries a Claude Code matcher "
+        "against Claude Code's name and then the host's, so it fires."
+    ),
+    "permission-top-level-deny": (
+        'A PermissionRequest answer `{"decision": "block", "reason": ...}` (the top-level '
+        "vocabulary of other events): Claude Code 2.1.330 does not read it there (the question "
+        "stays open; headless, the call is refused with Claude Code's own words); hermes-hooks "
+        "reads it as a deny, so its reason is what the model reads."
+    ),
+    "permission-exit2-stderr": (
+        "A PermissionRequest hook that exits 2 with no decision on stdout: both refuse the call; "
+        "Claude Code does not show its stderr to the model, hermes-hooks gives stderr as the "
+        "deny message (as exit 2 does on every event that can block)."
+    ),
+    "rewrite-order": (
+        "Two hooks rewrite one call (`updatedInput`): Claude Code runs the rewrite of the hook "
+        "that finished last; hermes-hooks composes rewrites in configuration order (a later "
+        "hook's value of a key wins), whichever hook was slower."
     ),
     "first-block-message": (
         "Several hooks block one call: Claude Code shows the model one block message, that of "
@@ -168,3 +193,101 @@ def test_claude_code_payload_fields_match_fixtures(real_runs: dict[str, Real]) -
     runs = [(real.run.payloads, real.dir) for real in real_runs.values()]
     check_fixtures(FIXTURES, AGENT, runs,
                    ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"))  # fmt: skip
+
+
+# ---------------------------------------------------------------------- the generated corpus
+
+#: Cases per agent start, and agents side by side, for the generated corpus.
+GEN_BATCH = 25
+GEN_WORKERS = 3
+
+
+@pytest.fixture(scope="module")
+def generated_runs(
+    claude_cli: Installed, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Ran]:
+    root = tmp_path_factory.mktemp("oracle-claude-gen")
+    return run_all(claude_cli.binary, root, GENERATED, GEN_BATCH, GEN_WORKERS)
+
+
+def _own(token_where: tuple[str, str], tag: str) -> bool:
+    return token_where[1].split("-", 2)[2] in (tag, tag + "x")
+
+
+def _generated_real(ran: Ran) -> Outcome:
+    """What the real agent did about this case's own call."""
+    tag = ran.case.tag
+    bodies = [b for b in ran.run.bodies("/v1/messages") if b.get("tools")]
+    seen: set[tuple[str, str]] = set()
+    for body in bodies:
+        scan(body.get("messages"), "context", (), seen)
+        scan(body.get("system"), "context", (), seen)
+    mine = frozenset(s for s in seen if _own(s, tag))
+    ran_tool = any((ran.dir / name).exists() for name in ("ran", "ran2", "ran3"))
+    args = None
+    for p in ran.payloads:
+        if p.get("hook_event_name") in ("PostToolUse", "PostToolUseFailure"):
+            if p.get("tool_input") != ran.scripted:
+                args = p.get("tool_input")
+            break
+    call = _call_id(bodies, ran.case.mark())
+    answered = call is not None and any(
+        p.get("tool_use_id") == call for p in _parts(bodies, "tool_result")
+    )
+    return Outcome(ran=ran_tool, args=args, stopped=not answered, seen=mine)
+
+
+def _parts(bodies: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    """Every content part of type ``kind`` in the conversations the model was sent."""
+    return [
+        part
+        for body in bodies
+        for m in body.get("messages") or []
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        for part in m["content"]
+        if isinstance(part, dict) and part.get("type") == kind
+    ]
+
+
+def _call_id(bodies: list[dict[str, Any]], mark: str) -> str | None:
+    """The id of the model's tool call whose input carries ``mark``."""
+    for part in _parts(bodies, "tool_use"):
+        if mark in json.dumps(part.get("input")):
+            return str(part.get("id"))
+    return None
+
+
+def _generated_ours(ran: Ran) -> Outcome:
+    home = ran.dir / "hermes-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.yaml").write_text(
+        yaml.safe_dump({"hooks_settings_files": [str(ran.dir / "settings.json")]})
+    )
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    out = hermes_outcome(hooks, ran.payloads, ran.scripted, ran.case.allowed, ())
+    mine = frozenset(s for s in out.seen if _own(s, ran.case.tag))
+    return dataclasses.replace(out, seen=mine)
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in GENERATED])
+def test_claude_code_agrees_generated(
+    case: GenCase, generated_runs: dict[str, Ran], clean_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ran = generated_runs[case.id]
+    assert ran.run.returncode == 0, f"claude exited {ran.run.returncode}: {ran.run.stderr[-800:]}"
+    monkeypatch.chdir(ran.dir.parent / "project")
+    theirs = _generated_real(ran)
+    ours = _generated_ours(ran)
+    detail = (f"\n{json.dumps(case.dims, sort_keys=True)} (batch {ran.batch})"
+              f"\nClaude Code: {json.dumps(theirs.describe(), sort_keys=True)}"
+              f"\nhermes-hooks: {json.dumps(ours.describe(), sort_keys=True)}")  # fmt: skip
+    differs = expected_difference(case)
+    if differs:
+        record(AGENT, case.id, f"differs: {differs}")
+        assert differs in DIFFERENCES
+        assert theirs != ours, f"named difference {differs!r} no longer differs:{detail}"
+        return
+    record(AGENT, case.id, "agree" if theirs == ours else "disagree")
+    if theirs.ran is False and ours.ran is True:
+        pytest.fail(f"Claude Code blocks, hermes-hooks runs the call:{detail}")
+    assert theirs == ours, f"hermes-hooks decides otherwise than Claude Code:{detail}"
