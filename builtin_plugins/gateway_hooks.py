@@ -18,7 +18,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +160,26 @@ class GatewayHook(SourceBase):
             self.plugin_name,
             f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
         )
+        allow = isinstance(value, Mapping) and value.get("decision") == "allow"
+        why = _ANSWERS.explain(value) if answer is None and not allow else ""
+        if why:  # an answer that cannot be read (a misspelt decision): never silent
+            self._ignored(why, value)
+            if self.spec.fail_closed:
+                raise GatewayHookError(f"{event_type}: its answer cannot be read: {why} ({where})")
         return answer, value
+
+    def _ignored(self, why: str, value: Any) -> None:
+        """Report an answer that reads as nothing, once per reason, and count it."""
+        if self._hooks is None:
+            log.warning("gateway hook %r: its answer was ignored: %s", self.spec.name, why)
+            return
+        manager = self._hooks.manager
+        manager.dropped[(self.plugin_name, _EVENT.name)] += 1
+        key = (self.plugin_name, _EVENT.name, why)
+        if key not in manager.reported:
+            manager.reported.add(key)
+            log.warning("gateway hook %r on %s: its answer was ignored: %s (it returned %.200r)",
+                        self.spec.name, _EVENT.name, why, value)  # fmt: skip
 
     def fail_closed_on(self, event: str) -> bool:
         return self.spec.fail_closed
