@@ -44,7 +44,7 @@ GATEWAY_EVENT = "command:reset"
 GATEWAY_CONTEXT = {"platform": "cli", "user_id": "u1", "command": "reset", "raw_command": "/reset",
                    "args": "", "raw_args": ""}  # fmt: skip
 #: Every time limit of the matrix (seconds): short, so the cells that wait for one stay fast.
-TIMEOUT = 0.5
+TIMEOUT = 0.25
 REASON = "matrix guard: no rm"
 
 

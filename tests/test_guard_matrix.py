@@ -13,7 +13,9 @@ runs in-process with real files, processes and servers (``hermes_hooks.load()``,
 from __future__ import annotations
 
 import importlib
+import json
 import logging
+import subprocess
 import sys
 from contextlib import ExitStack
 from importlib.metadata import entry_points
@@ -197,3 +199,186 @@ def test_the_matrix_covers_every_way_and_fault() -> None:
     for way in WAYS:
         applicable = [f for f in FAULTS if way.skip(f.name) is None]
         assert applicable[0].name == "healthy" and len(applicable) >= len(FAULTS) // 2, way
+
+
+# ---------------------------------------------------------------------- the entry point, installed
+
+
+ENTRY_POINT_GUARD = '''\
+"""A guard installed as a distribution (the guard matrix): its fault is read at each call
+from $HERMES_HOME/matrix-fault (healthy when there is none)."""
+import os, sys, time
+
+from hermes_hooks import hookimpl
+
+
+@hookimpl
+def pre_tool_call(tool_name, args):
+    path = os.path.join(os.environ.get("HERMES_HOME", ""), "matrix-fault")
+    fault = open(path).read().strip() if os.path.exists(path) else "healthy"
+    if fault == "crash":
+        raise RuntimeError("guard: internal error")
+    if fault == "exit-garbage":
+        print("<<garbage>> not an answer")
+        sys.exit(3)
+    if fault == "malformed-reply":
+        return {"action": "blok", "message": "matrix guard: no rm"}
+    if fault == "timeout":
+        time.sleep(5)
+    return {"action": "block", "message": "matrix guard: no rm"}
+'''
+
+
+@pytest.fixture(scope="module")
+def guard_wheel(venvs: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The entry-point guard, built into a wheel (once per run)."""
+    src = tmp_path_factory.mktemp("matrix-ep-guard")
+    (src / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+        '[project]\nname = "matrix-ep-guard"\nversion = "1.0"\n'
+        '[project.entry-points.hermes_hooks]\nmatrix-ep = "matrix_ep_guard"\n'
+        '[tool.setuptools]\npy-modules = ["matrix_ep_guard"]\n'
+    )
+    (src / "matrix_ep_guard.py").write_text(ENTRY_POINT_GUARD)
+    return venvs.wheel("matrix-ep-guard", src)
+
+
+@pytest.fixture(scope="module")
+def bridged(venvs: Any, guard_wheel: Path) -> Any:
+    """Hermes Agent 0.19 with hermes-hooks and the entry-point guard installed."""
+    from venvs import HERMES_AGENT
+
+    return venvs.get([HERMES_AGENT], [str(venvs.hermes_hooks_wheel())], [str(guard_wheel)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fault", ["healthy", "crash", "malformed-reply", "timeout"])
+@pytest.mark.parametrize("fail_closed", [True, False], ids=["fail_closed", "open"])
+def test_an_installed_entry_point_guard_never_goes_quiet(
+    bridged: Any, tmp_path: Path, fault: str, fail_closed: bool
+) -> None:
+    """The entry-point way with a real wheel in a venv: load() in that venv, and doctor."""
+    home = tmp_path / "home"
+    home.mkdir()
+    config: dict[str, Any] = {"plugins": {"hook_callback_timeout": 0.25}}
+    if fail_closed:
+        config["fail_closed_events"] = ["pre_tool_call"]
+    (home / "config.yaml").write_text(json.dumps(config))
+    if fault != "healthy":
+        (home / "matrix-fault").write_text(fault)
+    fire = (
+        "import json, sys, hermes_hooks\n"
+        "hooks = hermes_hooks.load(sys.argv[1])\n"
+        "d = hooks.pre_tool_call(tool_name='terminal', args={'command': 'rm -rf /tmp/x'})\n"
+        "print(json.dumps({'blocked': d.blocked, 'message': d.message}))\n"
+    )
+    env = {"HERMES_HOME": str(home), "HOME": str(tmp_path)}
+    out = bridged.py(fire, str(home), cwd=tmp_path, **env)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if fault == "healthy" or fail_closed:
+        assert result["blocked"], (result, out.stderr)
+        return
+    if result["blocked"]:
+        return
+    assert "matrix-ep" in out.stderr, out.stderr
+    doc = bridged.cli("hermes-hooks", "--home", str(home), "doctor", cwd=tmp_path, check=False,
+                      **env)  # fmt: skip
+    assert doc.returncode == 1 and "matrix-ep" in doc.stdout, doc.stdout + doc.stderr
+
+
+# ---------------------------------------------------------------------- under the real hermes chat
+
+#: One cell per way (and a few faults) run through the real `hermes chat`: (way, fault,
+#: fail_closed). The gateway hook has no cell: `hermes chat` fires no gateway event.
+BRIDGE_SAMPLE = [
+    ("plugin-dir", "crash", True),
+    ("plugin-dir", "crash", False),
+    ("config-command", "timeout", True),
+    ("config-command", "unapproved", False),
+    ("config-command", "edited", True),
+    ("config-http", "malformed-reply", True),
+    ("config-prompt", "crash", False),
+    ("config-worker", "crash", True),
+    ("config-builtin", "malformed-reply", True),
+    ("claude-settings", "exit-garbage", True),
+    ("claude-settings", "missing-script", False),
+    ("codex-hooks", "crash", True),
+    ("gemini-settings", "typo", True),
+    ("cursor-hooks", "timeout", True),
+    ("copilot-hooks", "malformed-reply", False),
+    ("plugins-required", "missing-script", True),
+]
+#: Bridge cells that fail today: (way, fault, fail_closed) -> the exact problem.
+_QUIET = (
+    "under hermes chat a failing guard that is not fail_closed is reported only in Hermes' "
+    "agent.log (hermes-hooks' WARNINGs reach no terminal), so nothing on the terminal names it"
+)
+BRIDGE_KNOWN: dict[tuple[str, str, bool], str] = {
+    ("plugin-dir", "crash", False): _QUIET,
+    ("claude-settings", "missing-script", False): _QUIET,
+    ("config-command", "unapproved", False): (
+        "branch consent (issue 18 item 3): an unapproved shell hook under hermes chat is "
+        "skipped with nothing on the terminal (one line in agent.log), and the call runs"
+    ),
+}
+
+
+def _bridge_params() -> list[Any]:
+    ways = {w.name: w for w in WAYS}
+    faults = {f.name: f for f in FAULTS}
+    out = []
+    for name, fault, fail_closed in BRIDGE_SAMPLE:
+        known = BRIDGE_KNOWN.get((name, fault, fail_closed))
+        marks = [pytest.mark.xfail(strict=True, reason=known)] if known else []
+        variant = "fail_closed" if fail_closed else "open"
+        out.append(pytest.param(ways[name], faults[fault], fail_closed, marks=marks,
+                                id=f"{name}-{fault}-{variant}"))  # fmt: skip
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("way", "fault", "fail_closed"), _bridge_params())
+def test_a_guard_never_goes_quiet_under_hermes_chat(
+    bridged: Any, tmp_path: Path, way: Way, fault: Fault, fail_closed: bool
+) -> None:
+    from test_hermes_agent_bridge import Model
+    from venvs import RUN_HERMES
+
+    with ExitStack() as stack:
+        scene = Scene(tmp_path, stack)
+        way.write(scene, fault.name, fail_closed)
+        target = tmp_path / "touched"
+        model = Model(f"touch {target}")
+        stack.callback(model.close)
+        scene.config["model"] = {"provider": "custom", "default": "fake-model",
+                                 "base_url": model.url, "api_key": "sk-test"}  # fmt: skip
+        enabled = ["hermes-hooks"] + [n for n in scene.names if n.startswith("matrix-plugin")]
+        scene.config.setdefault("plugins", {})["enabled"] = enabled
+        env = bridged.env(HERMES_HOME=str(scene.home), HOME=str(scene.user))
+        if scene.after_approval:
+            scene.write_config()
+            bridged.cli("hermes-hooks", "--home", str(scene.home), "approve", "--all",
+                        cwd=scene.project, HERMES_HOME=str(scene.home), HOME=str(scene.user))  # fmt: skip
+            for change in scene.after_approval:
+                change()
+        elif scene.accept:
+            scene.config["hooks_auto_accept"] = True
+        scene.write_config()
+        chat = [str(bridged.python), "-c", RUN_HERMES, "chat", "-q", "run it", "--toolsets",
+                "terminal", "-Q"]  # fmt: skip
+        out = subprocess.run(chat, cwd=scene.project, env=env, capture_output=True, text=True,
+                             timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
+        shown = out.stdout + out.stderr
+        results = model.tool_results()
+        blocked = not target.exists() and bool(results)  # the model heard; nothing ran
+        if fault.name == "healthy" or fail_closed:
+            assert blocked, f"the call ran under hermes chat: {results}\n{shown[-3000:]}"
+            return
+        if blocked:
+            return
+        assert any(n in shown for n in scene.names), (
+            f"hermes chat let the call run and said nothing naming {scene.names}:\n{shown[-3000:]}"
+        )
+        doc = bridged.cli("hermes-hooks", "--home", str(scene.home), "doctor", cwd=scene.project,
+                          check=False, HERMES_HOME=str(scene.home), HOME=str(scene.user))  # fmt: skip
+        assert doc.returncode == 1 and any(n in doc.stdout for n in scene.names), doc.stdout
