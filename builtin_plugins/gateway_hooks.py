@@ -12,6 +12,7 @@ its ``timeout:``. ``docs/gateway-hooks.md`` is the reference.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import inspect
 import logging
@@ -303,6 +304,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         return []
     policy = Policy.from_config(hooks.config)
     loaded: list[GatewayHook] = []
+    stand_ins: list[tuple[HookSpec, str]] = []
     seen: dict[str, Path] = {}
     for directory in sorted(root.iterdir(), key=lambda p: p.name):
         if not directory.is_dir() or directory.name.startswith((".", "_")):
@@ -321,6 +323,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         seen[spec.name] = directory
         if spec.error is not None:
             _fail(hooks, plugin_name, directory, spec.error)
+            stand_ins.append((spec, spec.error))
             continue
         refusal = policy.refusal(plugin_name)
         if refusal is not None:
@@ -329,21 +332,20 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         distrust = untrusted_tree(directory, (".py", ".yaml", ".yml"))
         if distrust is not None:
             _fail(hooks, plugin_name, directory, f"refused: {distrust}")
+            stand_ins.append((spec, f"refused: {distrust}"))
             continue
         try:
             handle = import_handler(directory)
         except NoHandle as exc:
             _fail(hooks, plugin_name, directory, str(exc))
+            stand_ins.append((spec, str(exc)))
             continue
         except BaseException as exc:
             if escapes(exc):
                 raise
-            _fail(
-                hooks,
-                plugin_name,
-                directory,
-                f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}",
-            )
+            error = f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}"
+            _fail(hooks, plugin_name, directory, error)
+            stand_ins.append((spec, error))
             continue
         loaded.append(GatewayHook(spec, handle, hooks))
     # pluggy puts each new trylast impl at the far end of its group, behind the earlier ones:
@@ -358,9 +360,28 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
             path=str(hook.spec.directory),
             description=hook.spec.description,
         )
+    for spec, error in stand_ins:
+        if spec.fail_closed:
+            _stand_in(hooks, spec, error)
     if loaded:
         log.info("gateway hooks loaded: %s", ", ".join(h.spec.name for h in loaded))
     return loaded
+
+
+def _stand_in(hooks: Hooks, spec: HookSpec, error: str) -> None:
+    """A ``fail_closed`` hook that cannot load has no answer: in its place, a hook that fails
+    on every event it would have handled (all of ``command:*`` when its events are unknown),
+    so each such command is denied naming it and why it did not load. It belongs to the
+    failed hook's record, which stays ``failed``."""
+
+    def handle(event_type: str, context: Any) -> None:
+        raise RuntimeError(f"not loaded, and fail_closed: {error}")
+
+    stand = dataclasses.replace(spec, events=list(spec.events) or ["command:*"], error=None)
+    name = f"gateway:{spec.name}"
+    hook = GatewayHook(stand, handle, hooks)
+    hooks.register(hook, f"{name}:fail-closed", parent=name, source="gateway", hook_source=hook,
+                   fail_closed=True, path=str(spec.directory))  # fmt: skip
 
 
 def setup(hooks: Hooks) -> None:

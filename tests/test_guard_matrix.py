@@ -52,18 +52,6 @@ KNOWN: dict[tuple[str, str, bool | None], str] = {
         "skipped; under fail_closed_events it does not block, as an unreadable shell guard "
         "entry does"
     ),
-    ("gateway-hook", "missing-script", True): (
-        "a fail_closed gateway hook that fails to load (no handler.py) is listed failed and "
-        "reported, but nothing stands in for it: command:* events run"
-    ),
-    ("gateway-hook", "unapproved", True): (
-        "a gateway hook directory refused by the trust rule is never read, so its "
-        "fail_closed: true is not known: command:* events run"
-    ),
-    ("gateway-hook", "typo", True): (
-        "a HOOK.yaml with 'event:' for 'events:' fails to load and its fail_closed: true is "
-        "not honoured: nothing stands in for it, command:* events run"
-    ),
 }
 
 
