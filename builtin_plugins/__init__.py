@@ -121,10 +121,21 @@ def _max_iterations(hooks: Hooks) -> bool:
 
 
 def _required(hooks: Hooks) -> bool:
-    # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry.
+    # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry;
+    # a fail_closed plugin (plugin.yaml, or any under fail_closed_events) that failed to load
+    # blocks as one does (builtin_plugins/required.py).
     plugins: Any = hooks.config.get("plugins")
     named = isinstance(plugins, dict) and bool(plugins.get("required"))
-    manifests = any((r.manifest or {}).get("required") for r in hooks.records.values())
+    closed = bool(hooks.manager.fail_closed_events)
+    manifests = any(
+        (r.manifest or {}).get("required")
+        or (
+            r.status == "failed"
+            and r.source not in ("builtin", "gateway")
+            and ((r.manifest or {}).get("fail_closed") is True or closed)
+        )
+        for r in hooks.records.values()
+    )
     return named or manifests or _shell_hooks(hooks)
 
 

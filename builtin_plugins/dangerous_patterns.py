@@ -204,9 +204,18 @@ class DangerousPatterns(SourceBase):
             rules, problems = read_rules(path, groups)
             self.rules += rules
             self.problems += problems
+        if not self.rules:
+            self.problems.append(
+                f"no rule is in force (no rule in {hooks.home / 'dangerous-patterns.yaml'} or "
+                f"{hooks.home / 'dangerous-patterns'}/, and no shipped group in enable_groups): "
+                "it blocks nothing"
+            )
         for problem in self.problems:
             log.warning("dangerous_patterns: %s", problem)
         self.changes = self._check_state()
+        #: Under ``fail_closed_events: [pre_tool_call]`` a rule that is not in force (its file
+        #: unreadable, refused, or the rule itself) leaves the answer unknown: it blocks.
+        self.fail_closed = self.pre_tool_call.__name__ in hooks.manager.fail_closed_events
 
     # -------------------------------------------------------------- state
 
@@ -251,6 +260,9 @@ class DangerousPatterns(SourceBase):
 
     @hookimpl(trylast=True)
     def pre_tool_call(self, tool_name: str, args: Any) -> Any:
+        if self.fail_closed and self.problems:
+            return {"action": "block", "message": "dangerous_patterns is fail_closed and a rule "
+                    f"is not in force: {'; '.join(self.problems)}"}  # fmt: skip
         command = args.get("command") if isinstance(args, dict) else None
         if not isinstance(command, str):
             return None

@@ -12,13 +12,14 @@ its ``timeout:``. ``docs/gateway-hooks.md`` is the reference.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import inspect
 import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +161,26 @@ class GatewayHook(SourceBase):
             self.plugin_name,
             f"Command /{command} was blocked by gateway hook {self.spec.name!r}.",
         )
+        allow = isinstance(value, Mapping) and value.get("decision") == "allow"
+        why = _ANSWERS.explain(value) if answer is None and not allow else ""
+        if why:  # an answer that cannot be read (a misspelt decision): never silent
+            self._ignored(why, value)
+            if self.spec.fail_closed:
+                raise GatewayHookError(f"{event_type}: its answer cannot be read: {why} ({where})")
         return answer, value
+
+    def _ignored(self, why: str, value: Any) -> None:
+        """Report an answer that reads as nothing, once per reason, and count it."""
+        if self._hooks is None:
+            log.warning("gateway hook %r: its answer was ignored: %s", self.spec.name, why)
+            return
+        manager = self._hooks.manager
+        manager.dropped[(self.plugin_name, _EVENT.name)] += 1
+        key = (self.plugin_name, _EVENT.name, why)
+        if key not in manager.reported:
+            manager.reported.add(key)
+            log.warning("gateway hook %r on %s: its answer was ignored: %s (it returned %.200r)",
+                        self.spec.name, _EVENT.name, why, value)  # fmt: skip
 
     def fail_closed_on(self, event: str) -> bool:
         return self.spec.fail_closed
@@ -284,6 +304,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         return []
     policy = Policy.from_config(hooks.config)
     loaded: list[GatewayHook] = []
+    stand_ins: list[tuple[HookSpec, str]] = []
     seen: dict[str, Path] = {}
     for directory in sorted(root.iterdir(), key=lambda p: p.name):
         if not directory.is_dir() or directory.name.startswith((".", "_")):
@@ -302,6 +323,7 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         seen[spec.name] = directory
         if spec.error is not None:
             _fail(hooks, plugin_name, directory, spec.error)
+            stand_ins.append((spec, spec.error))
             continue
         refusal = policy.refusal(plugin_name)
         if refusal is not None:
@@ -310,21 +332,20 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
         distrust = untrusted_tree(directory, (".py", ".yaml", ".yml"))
         if distrust is not None:
             _fail(hooks, plugin_name, directory, f"refused: {distrust}")
+            stand_ins.append((spec, f"refused: {distrust}"))
             continue
         try:
             handle = import_handler(directory)
         except NoHandle as exc:
             _fail(hooks, plugin_name, directory, str(exc))
+            stand_ins.append((spec, str(exc)))
             continue
         except BaseException as exc:
             if escapes(exc):
                 raise
-            _fail(
-                hooks,
-                plugin_name,
-                directory,
-                f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}",
-            )
+            error = f"{directory / 'handler.py'}: import failed: {type(exc).__name__}: {exc}"
+            _fail(hooks, plugin_name, directory, error)
+            stand_ins.append((spec, error))
             continue
         loaded.append(GatewayHook(spec, handle, hooks))
     # pluggy puts each new trylast impl at the far end of its group, behind the earlier ones:
@@ -339,9 +360,28 @@ def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
             path=str(hook.spec.directory),
             description=hook.spec.description,
         )
+    for spec, error in stand_ins:
+        if spec.fail_closed:
+            _stand_in(hooks, spec, error)
     if loaded:
         log.info("gateway hooks loaded: %s", ", ".join(h.spec.name for h in loaded))
     return loaded
+
+
+def _stand_in(hooks: Hooks, spec: HookSpec, error: str) -> None:
+    """A ``fail_closed`` hook that cannot load has no answer: in its place, a hook that fails
+    on every event it would have handled (all of ``command:*`` when its events are unknown),
+    so each such command is denied naming it and why it did not load. It belongs to the
+    failed hook's record, which stays ``failed``."""
+
+    def handle(event_type: str, context: Any) -> None:
+        raise RuntimeError(f"not loaded, and fail_closed: {error}")
+
+    stand = dataclasses.replace(spec, events=list(spec.events) or ["command:*"], error=None)
+    name = f"gateway:{spec.name}"
+    hook = GatewayHook(stand, handle, hooks)
+    hooks.register(hook, f"{name}:fail-closed", parent=name, source="gateway", hook_source=hook,
+                   fail_closed=True, path=str(spec.directory))  # fmt: skip
 
 
 def setup(hooks: Hooks) -> None:

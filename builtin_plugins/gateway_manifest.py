@@ -73,6 +73,8 @@ class HookSpec:
 
 
 def _manifest_problems(spec: HookSpec, data: Mapping[str, Any], manifest: Path) -> None:
+    # read first: a fail_closed hook whose HOOK.yaml has another problem still fails closed
+    spec.fail_closed = data.get("fail_closed") is True
     for key in data:
         if key not in MANIFEST_KEYS:
             guess = catalogue.suggest(str(key), MANIFEST_KEYS)
@@ -126,7 +128,6 @@ def _manifest_problems(spec: HookSpec, data: Mapping[str, Any], manifest: Path) 
             )
         else:
             spec.timeout = float(timeout)
-    spec.fail_closed = bool(data.get("fail_closed", False))
 
 
 def read_spec(directory: Path) -> HookSpec:

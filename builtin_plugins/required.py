@@ -37,11 +37,18 @@ def unmet(hooks: Hooks) -> list[tuple[str, str, list[str]]]:
     """Every required guard that is missing or failed: ``(guard, why and fix, events)``;
     ``events`` is empty when the guard's events are unknown."""
     names = required_names(hooks.config)
+    closed = sorted(hooks.manager.fail_closed_events)
     out: list[tuple[str, str, list[str]]] = []
     seen: set[str] = set()
     for record in hooks.records.values():
         manifest = record.manifest or {}
-        if record.name not in names and not manifest.get("required"):
+        # A fail_closed plugin that failed to load has no answer on any of its events: they
+        # block as a required guard's do (one that was disabled or shadowed was switched off).
+        # So does any Python plugin that failed to load while config.yaml's fail_closed_events
+        # makes every hook of those events fail closed (an entry point has no plugin.yaml).
+        failed = record.status == "failed" and record.source not in ("builtin", "gateway")
+        broken = failed and (manifest.get("fail_closed") is True or bool(closed))
+        if record.name not in names and not manifest.get("required") and not broken:
             continue
         seen.add(record.name)
         if record.status == "active":
@@ -52,6 +59,14 @@ def unmet(hooks: Hooks) -> list[tuple[str, str, list[str]]]:
         }.get(record.status, "fix the error, then check with `hermes hooks doctor`")
         provides = manifest.get("provides_hooks")
         events = [str(e) for e in provides] if isinstance(provides, list) else []
+        if broken and record.name not in names and not manifest.get("required"):
+            if manifest.get("fail_closed") is True:
+                fix += " (its plugin.yaml says fail_closed: true)"
+            else:
+                fix += f" (config.yaml fail_closed_events: {', '.join(closed)})"
+                events = [e for e in events if e in closed] if events else list(closed)
+                if not events:
+                    continue
         out.append((record.name, f"{record.status} ({record.error}); {fix}", events))
     present = set(seen) | set(hooks.hosted)  # the host loads and runs those itself
     for source in hooks.sources():

@@ -235,6 +235,11 @@ class Dispatcher:
             reason = self._ignored(route, impl, value)
             if probe is not None:
                 probe.dropped = reason or None
+            if reason and impl.fail_closed:
+                # An answer the event cannot read is an unknown answer, not "no opinion".
+                message = (f"hook {impl.name!r} on {route.info.name} gave an answer that "
+                           f"cannot be read ({reason}) and is fail_closed")  # fmt: skip
+                return route.info.answer.failed(message, impl.name)
         return answer
 
     def _ignored(self, route: Route, impl: Impl, value: Any) -> str:

@@ -153,7 +153,9 @@ class Patch:
                 key, meta = _owner(cb, owners)
                 if key not in contexts:
                     name = _free_name(hooks, key)
-                    contexts[key] = (PluginContext(hooks, name, {"name": key}), meta)
+                    meta = dict(meta)
+                    manifest = meta.pop("manifest", None) or {"name": key}
+                    contexts[key] = (PluginContext(hooks, name, manifest), meta)
                 contexts[key][0].register_hook(event, cb)
             table[:] = [ours]
         # pluggy calls the last registered first: commit in reverse to keep Hermes' order.
@@ -188,15 +190,42 @@ class Patch:
             if module is None:
                 continue
             origin = getattr(manifest, "source", "") or ""
+            path = getattr(manifest, "path", None)
             meta = {
                 "source": "entrypoint" if origin == "entrypoint" else "directory",
-                "path": getattr(manifest, "path", None),
+                "path": path,
                 "version": getattr(manifest, "version", None) or None,
                 "description": f"loaded by Hermes Agent ({origin or 'unknown'} plugin)",
+                **_our_keys(path, str(key)),
             }
             found.append((module.__name__, str(key), meta))
         found.sort(key=lambda item: -len(item[0]))
         return found
+
+
+def _our_keys(path: Any, key: str) -> dict[str, Any]:
+    """What the plugin's ``plugin.yaml`` says that Hermes does not read and we do
+    (``fail_closed``, ``required``, ``timeout``, ``priority``): a plugin Hermes loads keeps its
+    guard settings under the bridge, as under ``load()``."""
+    from .config import read_yaml
+    from .configcheck import manifest_int, manifest_seconds
+
+    if not path:
+        return {}
+    where = Path(str(path))
+    file = where if where.is_file() else where / "plugin.yaml"
+    if not file.is_file():
+        return {}
+    data, _ = read_yaml(file)
+    if not isinstance(data, Mapping):
+        return {}
+    data = {**data, "name": key}
+    return {
+        "manifest": data,
+        "fail_closed": bool(data.get("fail_closed") or data.get("required")),
+        "priority": manifest_int(data.get("priority"), f"{file} priority"),
+        "timeout": manifest_seconds(data.get("timeout"), f"{file} timeout"),
+    }
 
 
 def _module_of(cb: Any) -> str:

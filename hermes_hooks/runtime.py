@@ -112,6 +112,12 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
     from .sources import HookSource
 
     hooks.switchable_builtins = switchable_builtins
+    if names is None and _builtin_entries(hooks.config):
+        # Read every `type: builtin` entry now, so one naming no built-in (a misspelt name)
+        # is reported: no built-in's "anything to do?" test looks at a name it does not own.
+        from .builtin_plugins.switches import switches
+
+        switches(hooks)
     for modname in names if names is not None else BUILTINS:
         name = f"builtin:{modname}"
         builtin = BUILTINS.get(modname)
@@ -135,6 +141,16 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
             hooks.add_source(plugin, name, path=path)
         else:
             hooks.register(plugin, name, source="builtin", path=path)
+
+
+def _builtin_entries(config: Mapping[str, Any]) -> bool:
+    block = config.get("hooks")
+    return isinstance(block, Mapping) and any(
+        isinstance(entry, Mapping) and entry.get("type") == "builtin"
+        for entries in block.values()
+        if isinstance(entries, list)
+        for entry in entries
+    )
 
 
 __all__ = ["build_runtime", "load_builtins"]

@@ -193,10 +193,11 @@ def parse(
         )
     except Exception as exc:  # a bug here must not take the agent down
         answer = Answer(failure=f"cannot read the answer: {type(exc).__name__}: {exc}")
-    if (answer.failure or answer.unparseable) and fail_closed:
-        message = (
-            f"shell hook {source} failed ({answer.failure or answer.warning}) and is fail_closed"
-        )
+    # An answer the event cannot read (dropped) is an unknown answer, not "no opinion".
+    dropped = answer.dropped if answer.value is None else None
+    if (answer.failure or answer.unparseable or dropped) and fail_closed:
+        why = answer.failure or answer.warning or f"its answer was ignored: {dropped}"
+        message = f"shell hook {source} failed ({why}) and is fail_closed"
         return replace(answer, value=info.answer.failed(message, source))
     return answer
 

@@ -70,6 +70,10 @@ class Reader:
         #: (:mod:`.unreadable`).
         self.unreadable: list[ShellHook] = []
 
+    @property
+    def fail_closed_events(self) -> frozenset[str]:
+        return self.manager.fail_closed_events
+
     def mark(self) -> tuple[int, int]:
         """Where the hooks and problems read so far end (for :func:`.unreadable.record`)."""
         return len(self.hooks), len(self.problems)

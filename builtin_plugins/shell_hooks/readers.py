@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue, dialects, resolve, wire
 
+from . import unreadable
 from .config import Reader
 from .matching import ShellHook
 from .settings_files import read_object, read_settings_file
@@ -156,6 +157,7 @@ def _block(
             reader.warn(f"hooks.{name} in {origin}: must be a list; skipped")
             continue
         for index, item in enumerate(items):
+            since = reader.mark()
             for sub, entry in convert(reader, f"hooks.{name}[{index}]", origin, item):
                 entry["protocol"] = source
                 if "timeout" not in entry and dialect.default_timeout is not None:
@@ -168,6 +170,9 @@ def _block(
                     reader.guards.append(
                         f"hooks.{name}[{index}] in {origin}: a {dialect.label} guard was not loaded"
                     )
+            # a guard entry (failClosed, or under fail_closed_events) that cannot be read
+            unreadable.record(reader, item, [info], name, index, origin,
+                              f"hooks.{name}[{index}] in {origin}", since)  # fmt: skip
 
 
 def _seconds(reader: Reader, where: str, value: Any, unit: float) -> float | None:

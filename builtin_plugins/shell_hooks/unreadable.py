@@ -35,6 +35,11 @@ class Reader(Protocol):
     unreadable: list[ShellHook]
     guards: list[str]
 
+    @property
+    def fail_closed_events(self) -> frozenset[str]:
+        """config.yaml's ``fail_closed_events``: every hook of these events is a guard."""
+        ...
+
     def mark(self) -> tuple[int, int]: ...
 
     def warn(self, message: str) -> None: ...
@@ -45,13 +50,16 @@ _DEPTH = 4
 
 def says_guard(raw: Any, depth: int = _DEPTH) -> bool:
     """Whether ``raw`` (an entry, a Claude Code group, a list of them) declares a guard
-    anywhere inside: a true ``required`` or ``fail_closed``, or ``onFailure: block``."""
+    anywhere inside: a true ``required`` or ``fail_closed`` (Cursor's ``failClosed``), or
+    ``onFailure: block``."""
     if depth <= 0:
         return False
     if isinstance(raw, Mapping):
         if raw.get("type") == "builtin":
             return False  # a built-in's entry: read by builtin_plugins/switches.py
         if raw.get("required") is True or raw.get("fail_closed") is True:
+            return True
+        if raw.get("failClosed") is True:
             return True
         if raw.get("onFailure") == "block":
             return True
@@ -65,7 +73,12 @@ def record(reader: Reader, raw: Any, events: Sequence[EventInfo], name: str, ind
            origin: str, where: str, since: tuple[int, int]) -> None:  # fmt: skip
     """When ``raw`` declares a guard and reading it (since ``reader.mark()`` gave ``since``)
     added no hook, add to ``reader.unreadable`` the hooks that make its events fail closed."""
-    if len(reader.hooks) > since[0] or not says_guard(raw):
+    if len(reader.hooks) > since[0]:
+        return
+    if isinstance(raw, Mapping) and raw.get("type") == "builtin":
+        return  # a built-in's entry: read by builtin_plugins/switches.py
+    # Under config.yaml's fail_closed_events every hook of the event is a guard.
+    if not says_guard(raw) and not all(i.name in reader.fail_closed_events for i in events):
         return
     why = reasons(reader.problems[since[1] :], where)
     lost = hooks_for(events, name, index, origin, where, why, raw)
@@ -73,7 +86,7 @@ def record(reader: Reader, raw: Any, events: Sequence[EventInfo], name: str, ind
     reader.guards.append(f"{where}: a guard whose entry cannot be read")
     blocked = " and ".join(h.event for h in lost)
     reader.warn(f"{where}: this entry declares a guard (required / fail_closed / onFailure: "
-                f"block) but cannot be read, so {blocked} block until it is fixed")  # fmt: skip
+                f"block / fail_closed_events) but cannot be read, so {blocked} block until it is fixed")  # fmt: skip
 
 
 def hooks_for(

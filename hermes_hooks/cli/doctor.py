@@ -12,6 +12,7 @@ answering a synthetic payload validly), and required guards. It exits 1 when any
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +25,8 @@ from .shell import _runtime
 if TYPE_CHECKING:
     from ..builtin_plugins.shell_hooks import ShellHooks
     from ..hooks import Hooks
+
+log = logging.getLogger("hermes_hooks")
 
 
 @dataclass
@@ -82,8 +85,63 @@ def _plugins(hooks: Hooks, shell: ShellHooks | None) -> list[Check]:
             check.lines.append((True, f"{record.status}{where}: {record.error}"))
         for (name, event), count in hooks.failures.items():
             if name == record.name and count:
-                check.lines.append((False, f"raised {count} time(s) on {event}"))
+                check.lines.append((False, f"raised or overran its time limit {count} time(s) "
+                                           f"on {event}"))  # fmt: skip
+        for (name, event), count in hooks.dropped.items():
+            if name == record.name and count:
+                check.lines.append((False, f"its answer on {event} was ignored {count} time(s) "
+                                           "(the log says why)"))  # fmt: skip
+        check.lines += _unknown_hooks(hooks, record.name)
+        if record.source == "builtin" and record.hook_source is not None:
+            # what a built-in found wrong with its own configuration (a rule file, ...)
+            errors = (r.get("error") for r in record.hook_source.rows())
+            check.lines += [(False, str(e)) for e in dict.fromkeys(errors) if e]
         out.append(check)
+    return out
+
+
+def _exercise(hooks: Hooks) -> None:
+    """Fire once, with the event's example payload, every event that can block on which a
+    Python plugin or a gateway hook has a hook (as each shell hook answers a synthetic payload
+    in :func:`_shell`): one that raises, overruns its time limit or answers what the event
+    cannot read is then counted in ``hooks.failures`` / ``hooks.dropped`` and shown by
+    :func:`_plugins`. A guard that only fails when it runs must not pass the doctor."""
+    from .firing import payload_for
+
+    for route in list(hooks.manager.routes.values()):
+        info = route.info
+        if not info.answer.can_block:
+            continue
+        records = [hooks.records.get(impl.name) for impl in route.plan]
+        if not any(r is not None and r.source != "builtin" for r in records):
+            continue
+        payload, _ = payload_for(info)
+        try:
+            hooks.call(info.name, **payload)
+        except Exception as exc:  # the hooks' faults are counted; this is the doctor's own
+            log.warning("doctor: firing %s failed: %s: %s", info.name, type(exc).__name__, exc)
+
+
+def _unknown_hooks(hooks: Hooks, name: str) -> list[tuple[bool, str]]:
+    """A plugin's hooks on events no spec knows (a Hermes-style ``register_hook`` keeps them
+    for newer hosts): one close to a known event is a misspelling that never runs, a problem;
+    any other is a note."""
+    from ..catalogue import suggest
+
+    plugin = hooks.manager.get_plugin(name)
+    if plugin is None:
+        return []
+    out = []
+    for caller in hooks.manager.get_hookcallers(plugin) or []:
+        if caller.spec is not None:
+            continue
+        guess = suggest(caller.name, list(hooks.events))
+        if guess:
+            out.append((False, f"hook {caller.name!r} is no known event (did you mean "
+                               f"{guess!r}?): it never runs here"))  # fmt: skip
+        else:
+            out.append((True, f"hook {caller.name!r} is no event of this host (kept for a "
+                              "newer one)"))  # fmt: skip
     return out
 
 
@@ -192,6 +250,7 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     guards. Exits 1 when anything is wrong."""
     _logging()
     hooks, source = _runtime(state)
+    _exercise(hooks)
     checks = _config(hooks, source) + _plugins(hooks, source)
     if source is not None:
         checks += _shell(hooks, source)
