@@ -28,6 +28,7 @@ import pluggy
 from .config import env_flag
 from .faults import escapes
 from .manager import HookManager, Impl, Route
+from .terminal import TELL
 from .trace import Probe, Tracer
 from .watchdog import run_limited
 
@@ -218,6 +219,7 @@ class Dispatcher:
             exc,
             "; fail_closed" if impl.fail_closed else "",
             exc_info=exc if self.debug else None,
+            extra=TELL if info.can_block and not impl.fail_closed else None,  # it did not guard
         )
         if not impl.fail_closed:
             return None
@@ -260,6 +262,7 @@ class Dispatcher:
             route.info.name,
             reason,
             value,
+            extra=TELL if route.info.can_block else None,  # a guard that did not guard
         )
         return reason
 

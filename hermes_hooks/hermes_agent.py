@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import hermes_patch
 from .results import DispatchAnswer, VerifyAnswer
+from .terminal import echo_on_terminal
 
 if TYPE_CHECKING:
     from .catalogue import EventInfo
@@ -98,6 +99,9 @@ def register(ctx: Any) -> None:
     global _BRIDGE
     with _LOCK:
         if _BRIDGE is None:
+            # Hermes sends the log to agent.log: a guard that failed or was not understood
+            # (it did not guard) is also said on the terminal, once per message.
+            echo_on_terminal()
             _BRIDGE = Bridge()
         _BRIDGE.attach(ctx)
 

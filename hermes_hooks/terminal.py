@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
+import threading
 
 # C0 controls (but tab), DEL, C1 controls, and the Unicode bidi embeddings/overrides/isolates.
 _HIDDEN = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
@@ -60,3 +62,74 @@ class ShownFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return shown_lines(super().format(record))
+
+
+log = logging.getLogger("hermes_hooks")
+
+#: ``extra=`` of a warning the person at the terminal must see even when the host sends the log
+#: to a file: a guard that failed, or whose answer was ignored, and so did not guard.
+TELL = {"tell": True}
+
+
+def log_reaches_stderr() -> bool:
+    """Whether a warning of ours is already printed on stderr by the logging setup."""
+    logger: logging.Logger | None = log
+    handled = False
+    while logger is not None:
+        for handler in logger.handlers:
+            if isinstance(handler, TerminalEcho):
+                continue
+            handled = True
+            stream = getattr(handler, "stream", None)
+            if stream in (sys.stderr, sys.__stderr__) and handler.level <= logging.WARNING:
+                return True
+        if not logger.propagate:
+            break
+        logger = logger.parent
+    return not handled and logging.lastResort is not None
+
+
+def _write(message: str) -> None:
+    try:
+        sys.stderr.write(f"hermes-hooks: {shown(message)}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def tell(message: str) -> None:
+    """Report ``message`` on the terminal (stderr, escaped) and in the log: a host that sends
+    the log to a file (Hermes Agent: agent.log) would otherwise show nothing."""
+    log.warning("%s", message)
+    if not log_reaches_stderr():
+        _write(message)
+
+
+class TerminalEcho(logging.Handler):
+    """Writes the warnings marked :data:`TELL` on stderr, each message once, when the host's
+    logging does not print them there (a host that installs it: the Hermes Agent bridge)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._seen: set[str] = set()
+        self._lock_seen = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, "tell", False):
+            return
+        try:
+            message = record.getMessage()
+        except Exception:  # a malformed record: nothing to show
+            return
+        with self._lock_seen:
+            if message in self._seen or len(self._seen) > 1000:
+                return
+            self._seen.add(message)
+        if not log_reaches_stderr():
+            _write(message)
+
+
+def echo_on_terminal() -> None:
+    """Install :class:`TerminalEcho` on our logger (once)."""
+    if not any(isinstance(h, TerminalEcho) for h in log.handlers):
+        log.addHandler(TerminalEcho())

@@ -297,18 +297,7 @@ BRIDGE_SAMPLE = [
     ("plugins-required", "missing-script", True),
 ]
 #: Bridge cells that fail today: (way, fault, fail_closed) -> the exact problem.
-_QUIET = (
-    "under hermes chat a failing guard that is not fail_closed is reported only in Hermes' "
-    "agent.log (hermes-hooks' WARNINGs reach no terminal), so nothing on the terminal names it"
-)
-BRIDGE_KNOWN: dict[tuple[str, str, bool], str] = {
-    ("plugin-dir", "crash", False): _QUIET,
-    ("claude-settings", "missing-script", False): _QUIET,
-    ("config-command", "unapproved", False): (
-        "branch consent (issue 18 item 3): an unapproved shell hook under hermes chat is "
-        "skipped with nothing on the terminal (one line in agent.log), and the call runs"
-    ),
-}
+BRIDGE_KNOWN: dict[tuple[str, str, bool], str] = {}
 
 
 def _bridge_params() -> list[Any]:

@@ -363,3 +363,54 @@ def test_a_bad_number_of_seconds_is_reported_with_where_it_is_and_not_used(
     assert any("plugin.yaml timeout: " in m for m in said), said
     assert hooks.records["slow"].timeout is None
     assert hooks.manager.hook_timeout is None  # no limit, not a wrong one
+
+
+def test_a_guard_that_did_not_guard_is_said_on_the_terminal_once_when_the_log_goes_to_a_file(
+    tmp_path,
+):
+    # As under Hermes Agent, whose logging writes to agent.log: the bridge installs the echo,
+    # and a crashing guard, a guard whose answer is ignored and a shell guard that failed (none
+    # of them fail_closed, so nothing blocked) are each said once on stderr.
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "config.yaml").write_text(
+        "hooks_auto_accept: true\nhooks:\n  pre_tool_call:\n"
+        f"    - command: {tmp_path / 'missing-guard.sh'}\n"
+    )
+    code = f"""
+import logging, hermes_hooks
+from hermes_hooks.terminal import echo_on_terminal
+logging.basicConfig(filename={str(tmp_path / "agent.log")!r}, level=logging.INFO)
+echo_on_terminal()
+class Crash:
+    @hermes_hooks.hookimpl
+    def pre_tool_call(self):
+        raise RuntimeError("guard broke")
+class Garbled:
+    @hermes_hooks.hookimpl
+    def pre_tool_call(self):
+        return {{"action": "blok"}}
+class Later:
+    @hermes_hooks.hookimpl
+    def post_llm_call(self):
+        raise RuntimeError("observer broke")
+h = hermes_hooks.load({str(home)!r}, entry_points=False)
+for name, plugin in (("crash", Crash()), ("garbled", Garbled()), ("later", Later())):
+    h.register(plugin, name)
+for _ in range(3):
+    print(h.pre_tool_call(tool_name="terminal", args={{"command": "ls"}}).action)
+    h.call("post_llm_call", session_id="s", user_message="u", assistant_response="a")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)  # fmt: skip
+    assert done.stdout.split() == ["None"] * 3  # nothing blocked: so it is said
+    lines = done.stderr.splitlines()
+    for what in ("'crash' failed on pre_tool_call", "'garbled' on pre_tool_call: its answer",
+                 "missing-guard.sh"):  # fmt: skip
+        said = [line for line in lines if what in line]
+        assert len(said) == 1 and said[0].startswith("hermes-hooks: "), done.stderr
+    assert "observer broke" not in done.stderr  # an observer is no guard: agent.log only
+    assert "observer broke" in (tmp_path / "agent.log").read_text()

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_hooks import consent
-from hermes_hooks.terminal import shown
+from hermes_hooks.terminal import TELL, shown, tell
 
 from .matching import ShellHook
 
@@ -152,34 +152,6 @@ def differences(entry: Mapping[str, Any] | None, scripts: Sequence[str]) -> list
             lines.append(f"changed: {path} (sha256 {str(before[path])[:12]} -> {now[:12]})")
     lines.extend(f"no longer pinned: {path}" for path in before if path not in scripts)
     return lines
-
-
-def tell(message: str) -> None:
-    """Report ``message`` on the terminal (stderr, escaped) and in the log: a host that sends
-    the log to a file (Hermes Agent: agent.log) would otherwise show nothing."""
-    log.warning("%s", message)
-    if not _log_reaches_stderr():
-        try:
-            sys.stderr.write(f"hermes-hooks: {shown(message)}\n")
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
-
-
-def _log_reaches_stderr() -> bool:
-    """Whether a warning of ours is already printed on stderr by the logging setup."""
-    logger: logging.Logger | None = log
-    handled = False
-    while logger is not None:
-        for handler in logger.handlers:
-            handled = True
-            stream = getattr(handler, "stream", None)
-            if stream in (sys.stderr, sys.__stderr__) and handler.level <= logging.WARNING:
-                return True
-        if not logger.propagate:
-            break
-        logger = logger.parent
-    return not handled and logging.lastResort is not None
 
 
 class Approvals:
@@ -428,8 +400,11 @@ class Approvals:
             " (each is reported again, on the terminal too, the first time it would run)"
         )
 
-    def warn_once(self, key: tuple[Any, ...], message: str, *, loud: bool = False) -> None:
-        """Log ``message`` the first time ``key`` is seen (``loud``: on the terminal too)."""
+    def warn_once(
+        self, key: tuple[Any, ...], message: str, *, loud: bool = False, guard: bool = False
+    ) -> None:
+        """Log ``message`` the first time ``key`` is seen (``loud``: on the terminal too;
+        ``guard``: a guard that did not guard, which a host shows on its terminal)."""
         with self._lock:
             if key in self._warned:
                 return
@@ -437,7 +412,7 @@ class Approvals:
         if loud:
             tell(message)
         else:
-            log.warning("%s", message)
+            log.warning("%s", message, extra=TELL if guard else None)
 
 
 def revoke(home: Path, command: str) -> int:

@@ -25,6 +25,7 @@ from typing import Any
 from hermes_hooks import process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
+from hermes_hooks.terminal import TELL
 
 from . import dialects, kinds
 from .approvals import WITHHELD, Approvals
@@ -386,14 +387,18 @@ class Runner:
             translate=dialects.translate(hook, info, kwargs),
             cap=self.cap_context if hook.protocol == wire.CLAUDE else None,
         )
+        # a guard that did not guard (it failed or was not understood, and blocked nothing)
+        quiet = info.can_block and answer.value is None
         if answer.failure:
             log.warning("shell hook %r on %s failed: %s%s", hook.name, info.name, answer.failure,
-                        " (fail_closed)" if answer.value is not None else "")  # fmt: skip
+                        " (fail_closed)" if answer.value is not None else "",
+                        extra=TELL if quiet else None)  # fmt: skip
         if answer.dropped:
             self.approvals.warn_once(
                 ("dropped", hook.key, answer.dropped),
                 f"shell hook {hook.name!r} on {info.name}: its answer was ignored: "
                 f"{answer.dropped} (it printed {answer.raw!r:.200})",
+                guard=quiet,
             )
         if answer.defaulted:
             self.approvals.warn_once(
