@@ -129,6 +129,16 @@ class PluginContext:
 
             guess = suggest(hook_name, [*self._hooks.events])
             hint = f"; did you mean {guess!r}?" if guess else ""
+            manifest = self.manifest
+            if guess and (manifest.get("fail_closed") is True or manifest.get("required")
+                          or guess in self._hooks.manager.fail_closed_events):  # fmt: skip
+                # a guard registered on a misspelt event would guard nothing: it fails to load,
+                # and a failed fail_closed plugin blocks (builtin_plugins/required.py)
+                raise ValueError(
+                    f"register_hook({hook_name!r}, ...): no such event{hint} (plugin "
+                    f"{self.name!r} is a guard, fail_closed or required: a hook on a misspelt "
+                    "event would guard nothing)"
+                )
             log.warning(
                 "plugin %r registered unknown hook %r%s (kept: a newer host may fire it)",
                 self.name,

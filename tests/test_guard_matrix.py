@@ -41,18 +41,7 @@ import hermes_hooks
 from hermes_hooks.cli import hoist_global_options, hooks_group
 
 #: Cells that fail today: (way, fault, fail_closed or None for both) -> the exact problem.
-KNOWN: dict[tuple[str, str, bool | None], str] = {
-    ("plugin-dir", "typo", True): (
-        "a Hermes-style register_hook('pre_tool_cal') is kept as an unknown event (for newer "
-        "hosts): the fail_closed plugin loads active with no hook on pre_tool_call, so nothing "
-        "blocks (doctor reports the misspelt event, exit 1)"
-    ),
-    ("config-builtin", "typo", True): (
-        "a type: builtin entry naming no built-in ('dangerous_pattern') is reported and "
-        "skipped; under fail_closed_events it does not block, as an unreadable shell guard "
-        "entry does"
-    ),
-}
+KNOWN: dict[tuple[str, str, bool | None], str] = {}
 
 
 def _params() -> list[Any]:

@@ -75,18 +75,35 @@ def record(reader: Reader, raw: Any, events: Sequence[EventInfo], name: str, ind
     added no hook, add to ``reader.unreadable`` the hooks that make its events fail closed."""
     if len(reader.hooks) > since[0]:
         return
+    named = None
     if isinstance(raw, Mapping) and raw.get("type") == "builtin":
-        return  # a built-in's entry: read by builtin_plugins/switches.py
+        named = _no_builtin(raw, events)
+        if named is None:
+            return  # a built-in's entry: read (and reported) by builtin_plugins/switches.py
     # Under config.yaml's fail_closed_events every hook of the event is a guard.
     if not says_guard(raw) and not all(i.name in reader.fail_closed_events for i in events):
         return
-    why = reasons(reader.problems[since[1] :], where)
+    why = reasons(reader.problems[since[1] :], where) + ([named] if named else [])
     lost = hooks_for(events, name, index, origin, where, why, raw)
     reader.unreadable += lost
     reader.guards.append(f"{where}: a guard whose entry cannot be read")
     blocked = " and ".join(h.event for h in lost)
     reader.warn(f"{where}: this entry declares a guard (required / fail_closed / onFailure: "
                 f"block / fail_closed_events) but cannot be read, so {blocked} block until it is fixed")  # fmt: skip
+
+
+def _no_builtin(raw: Mapping[str, Any], events: Sequence[EventInfo]) -> str | None:
+    """Why a ``type: builtin`` entry runs no built-in on ``events`` (a name that is none, or one
+    that does not serve the event), or ``None`` when it does."""
+    from ..switches import SERVES
+
+    name = raw.get("name")
+    if not isinstance(name, str) or name not in SERVES:
+        return f"{name!r} is no built-in"
+    serves = SERVES[name]
+    if serves is not None and any(i.name not in serves for i in events):
+        return f"built-in {name!r} does not serve {', '.join(i.name for i in events)}"
+    return None
 
 
 def hooks_for(
