@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracle_generated import GenCase, Hook, keyed, say
+from oracle_generated import GenCase, Hook, body, extra, keyed, say
 
 PRE, POST = "PreToolUse", "PostToolUse"
 EXITS = (0, 1, 2, 3, 127)
@@ -110,16 +110,6 @@ DIFFERS: dict[tuple[str, ...], str] = {
 }
 
 
-def _body(shape: Any, stream: str, code: int) -> str:
-    lines = []
-    if shape != "":
-        lines.append(say(shape, "stderr" if stream == "stderr" else "stdout"))
-    if stream == "both":
-        lines.append("echo ORC-M-{k}_e >&2")
-    lines.append("exec {d}/missing-{k}" if code == 127 else f"exit {code}")
-    return "\n".join(lines)
-
-
 def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
     out: list[tuple[str, tuple[Hook, ...], dict[str, Any]]] = []
     for event, shapes in ((PRE, PRE_SHAPES), (POST, POST_SHAPES)):
@@ -130,7 +120,7 @@ def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
         for stream, name in plan:
             for code in EXITS if stream != "both" else (0, 1, 2, 3):
                 cid = f"{short}-x{code}-{stream}-{name}"
-                hook = Hook(event, _body(shapes[name], stream, code), "Bash")
+                hook = Hook(event, body(shapes[name], stream, code), "Bash")
                 named = differs(event, code, stream, name)
                 out.append((cid, (hook,), {"differs": named} if named else {}))
     return out
@@ -140,7 +130,7 @@ def _matchers() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
     out = []
     for name, matcher in MATCHERS.items():
         hook = Hook(PRE, "echo ORC-M-{k}_m >&2\nexit 2", matcher)
-        more = {"differs": DIFFERS[("matcher", name)]} if ("matcher", name) in DIFFERS else {}
+        more = extra(DIFFERS, ("matcher", name))
         out.append((f"matcher-{name}", (hook,), more))
     return out
 
@@ -177,7 +167,7 @@ def _several() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
         "pre-deny-post-context": (Hook(PRE, _deny("a"), "Bash"),
                                   Hook(POST, say(_spec(POST, additionalContext="ORC-C-{k}_b")), "Bash")),
     }  # fmt: skip
-    return [(f"several-{name}", hooks, {"differs": DIFFERS[("several", name)]}
+    return [(f"several-{name}", hooks, extra(DIFFERS, ("several", name))
              if ("several", name) in DIFFERS else {}) for name, hooks in cases.items()]  # fmt: skip
 
 

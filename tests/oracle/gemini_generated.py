@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from oracle_generated import GenCase, Hook, keyed, say
+from oracle_generated import GenCase, Hook, body, extra, keyed, say
 
 BEFORE, AFTER = "BeforeTool", "AfterTool"
 SHELL = "run_shell_command"
@@ -114,20 +114,6 @@ DIFFERS: dict[tuple[str, ...], str] = {
 }
 
 
-def _body(shape: Any, stream: str, code: int) -> str:
-    lines = []
-    if shape != "":
-        lines.append(say(shape, "stderr" if stream == "stderr" else "stdout"))
-    if stream == "both":
-        lines.append("echo ORC-M-{k}_e >&2")
-    lines.append("exec {d}/missing-{k}" if code == 127 else f"exit {code}")
-    return "\n".join(lines)
-
-
-def _more(key: tuple[str, ...], **more: Any) -> dict[str, Any]:
-    return {**more, **({"differs": DIFFERS[key]} if key in DIFFERS else {})}
-
-
 def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
     out: list[tuple[str, tuple[Hook, ...], dict[str, Any]]] = []
     for event, shapes in ((BEFORE, BEFORE_SHAPES), (AFTER, AFTER_SHAPES)):
@@ -140,7 +126,7 @@ def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
             # an answer that ends the turn needs a run to itself: two exit codes, not five
             for code in codes if name not in STOPS else (0, 2):
                 cid = f"{short}-x{code}-{stream}-{name}"
-                hook = Hook(event, _body(shapes[name], stream, code), SHELL)
+                hook = Hook(event, body(shapes[name], stream, code), SHELL)
                 more: dict[str, Any] = {"stops": name in STOPS}
                 named = differs(event, code, stream, name)
                 out.append((cid, (hook,), {**more, "differs": named} if named else more))
@@ -149,7 +135,7 @@ def _crossed() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
 
 def _matchers() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
     return [(f"matcher-{name}", (Hook(BEFORE, "echo ORC-M-{k}_m >&2\nexit 2", matcher),),
-             _more(("matcher", name))) for name, matcher in MATCHERS.items()]  # fmt: skip
+             extra(DIFFERS, ("matcher", name))) for name, matcher in MATCHERS.items()]  # fmt: skip
 
 
 def _several() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
@@ -186,7 +172,7 @@ def _several() -> list[tuple[str, tuple[Hook, ...], dict[str, Any]]]:
         "sequential-two-rewrites": ((Hook(BEFORE, rewrite("; echo A", 0.4), SHELL, group=seq),
                                      Hook(BEFORE, rewrite("; echo B"), SHELL, group=seq)), {"alone": "sequential"}),
     }  # fmt: skip
-    return [(f"several-{name}", hooks, _more(("several", name), **more))
+    return [(f"several-{name}", hooks, extra(DIFFERS, ("several", name), **more))
             for name, (hooks, more) in cases.items()]  # fmt: skip
 
 

@@ -85,6 +85,25 @@ def say(answer: Any, stream: str = "stdout") -> str:
     return "printf '%s\\n' " + shlex.quote(text) + (" >&2" if stream == "stderr" else "")
 
 
+def body(shape: Any, stream: str, code: int) -> str:
+    """A hook script's lines: ``shape`` said on ``stream`` (``"both"``: stdout, plus a marker on
+    stderr), then exit ``code`` (127: a missing program is run)."""
+    lines = []
+    if shape != "":
+        lines.append(say(shape, "stderr" if stream == "stderr" else "stdout"))
+    if stream == "both":
+        lines.append("echo ORC-M-{k}_e >&2")
+    lines.append("exec {d}/missing-{k}" if code == 127 else f"exit {code}")
+    return "\n".join(lines)
+
+
+def extra(
+    table: Mapping[tuple[str, ...], str], key: tuple[str, ...], **more: Any
+) -> dict[str, Any]:
+    """A case's extra fields, with ``differs`` when ``table`` names a difference for ``key``."""
+    return {**more, **({"differs": table[key]} if key in table else {})}
+
+
 def batches(cases: list[GenCase], size: int = BATCH) -> list[list[GenCase]]:
     """Cases grouped into agent runs: the cases of one ``alone`` value in a run of their own,
     at most one ``stops`` case per run and last in it."""
