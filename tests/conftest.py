@@ -100,17 +100,11 @@ def fake_site(monkeypatch: pytest.MonkeyPatch) -> Path:
     """Put tests/data/site (real *.dist-info distributions with entry points) on sys.path."""
     import importlib
     import sys
-    from importlib.metadata import entry_points
+
+    from shell_helpers import keep_machine_plugins_out
 
     # The machine's own plugins stay out of these tests too: disabled by name (never imported).
-    machine = {
-        ep.name
-        for group in ("hermes_hooks", "hermes_agent.plugins")
-        for ep in entry_points(group=group)
-        if getattr(ep.dist, "name", None) != "hermes-hooks"
-    }
-    if machine:
-        monkeypatch.setenv("HERMES_HOOKS_DISABLED", ",".join(sorted(machine)))
+    keep_machine_plugins_out(monkeypatch)
     site = DATA / "site"
     monkeypatch.syspath_prepend(str(site))
     importlib.invalidate_caches()

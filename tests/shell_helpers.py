@@ -63,3 +63,58 @@ def gone(pid: int, within: float = 5.0) -> bool:
             pass
         time.sleep(0.02)
     return False
+
+
+def on_a_terminal(
+    argv: list[str],
+    answer: bytes,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    timeout: float = 60,
+) -> str:
+    """Run ``argv`` on a pseudo-terminal (its stdin, stdout and stderr), answer ``answer`` to
+    the first ``[y/N]`` question, and return what it showed (``\\r\\n`` as ``\\n``)."""
+    import os
+    import pty
+    import select
+
+    pid, fd = pty.fork()
+    if pid == 0:  # the child
+        if cwd is not None:
+            os.chdir(cwd)
+        os.execve(argv[0], argv, env if env is not None else dict(os.environ))
+    seen, answered = b"", False
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            if not answered and b"[y/N]" in seen:
+                os.write(fd, answer + b"\n")
+                answered = True
+    finally:
+        os.close(fd)
+        os.waitpid(pid, 0)
+    return seen.decode("utf-8", "replace").replace("\r\n", "\n")
+
+
+def keep_machine_plugins_out(monkeypatch: Any) -> None:
+    """Disable by name (so never import) the plugins this machine has installed, for a test that
+    turns entry points on: only the test's own distributions load."""
+    from importlib.metadata import entry_points
+
+    machine = {
+        ep.name
+        for group in ("hermes_hooks", "hermes_agent.plugins")
+        for ep in entry_points(group=group)
+        if getattr(ep.dist, "name", None) != "hermes-hooks"
+    }
+    if machine:
+        monkeypatch.setenv("HERMES_HOOKS_DISABLED", ",".join(sorted(machine)))

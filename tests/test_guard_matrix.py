@@ -18,7 +18,6 @@ import logging
 import subprocess
 import sys
 from contextlib import ExitStack
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from guard_matrix import (
     Way,
     cells,
 )
+from shell_helpers import keep_machine_plugins_out
 
 import hermes_hooks
 from hermes_hooks.cli import hoist_global_options, hooks_group
@@ -81,14 +81,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def _entry_points_on(scene: Scene, monkeypatch: pytest.MonkeyPatch) -> None:
     """Put the scene's distributions on sys.path with entry points on; the machine's own
     plugins stay out (disabled by name, never imported)."""
-    machine = {
-        ep.name
-        for group in ("hermes_hooks", "hermes_agent.plugins")
-        for ep in entry_points(group=group)
-        if getattr(ep.dist, "name", None) != "hermes-hooks"
-    }
-    if machine:
-        monkeypatch.setenv("HERMES_HOOKS_DISABLED", ",".join(sorted(machine)))
+    keep_machine_plugins_out(monkeypatch)
     monkeypatch.delenv("HERMES_HOOKS_DISABLE_AUTOLOAD", raising=False)
     for site, modules in scene.sites:
         monkeypatch.syspath_prepend(str(site))

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shell_helpers import on_a_terminal
 from venvs import HERMES_AGENT, RUN_HERMES, Venv
 
 import hermes_hooks
@@ -449,39 +450,14 @@ def _edited_guard_scene(tmp_path: Path) -> tuple[Scene, str]:
 def test_a_guard_edited_after_approval_is_asked_about_again_under_hermes_chat_on_a_terminal(
     bridged, tmp_path
 ):
-    import os
-    import pty
-    import select
-    import time
-
     scene, guard = _edited_guard_scene(tmp_path)
     argv = [str(bridged.python), "-c", RUN_HERMES, "chat", "-q", "run it", "--toolsets",
             "terminal", "-Q"]  # fmt: skip
     env = bridged.env(HERMES_HOME=str(scene.home), HOME=str(scene.root / "user"))
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: hermes chat with a terminal for stdin, stdout and stderr
-        os.chdir(scene.root)
-        os.execve(argv[0], argv, env)
-    seen, answered = b"", False
-    deadline = time.monotonic() + 120
     try:
-        while time.monotonic() < deadline:
-            if select.select([fd], [], [], 0.5)[0]:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            if not answered and b"[y/N]" in seen:
-                os.write(fd, b"y\n")
-                answered = True
+        text = on_a_terminal(argv, b"y", env=env, cwd=scene.root, timeout=120)
     finally:
-        os.close(fd)
-        os.waitpid(pid, 0)
         scene.model.close()
-    text = seen.decode("utf-8", "replace")
     assert "A shell hook changed since you approved it" in text, text[-3000:]
     assert f"changed: {guard}" in text
     assert scene.target.exists()  # approved again as it is: it ran, let the call through

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from shell_helpers import load, script, shell_plugin
+from shell_helpers import load, on_a_terminal, script, shell_plugin
 
 import hermes_hooks
 from hermes_hooks import consent
@@ -382,33 +382,7 @@ for command in ("rm -rf /", "ls"):
 
 def _on_a_terminal(home: Path, answer: bytes) -> tuple[str, list[Any]]:
     """Run ``_ASKED`` on a pseudo-terminal, answering ``answer`` to the first question."""
-    import os
-    import pty
-    import select
-    import time
-
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: stdin, stdout and stderr are the terminal
-        os.execv(sys.executable, [sys.executable, "-c", _ASKED, str(home)])
-    seen = b""
-    answered = False
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        ready, _, _ = select.select([fd], [], [], 0.5)
-        if ready:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        if not answered and b"[y/N]" in seen:
-            os.write(fd, answer + b"\n")
-            answered = True
-    os.close(fd)
-    os.waitpid(pid, 0)
-    text = seen.decode("utf-8", "replace").replace("\r\n", "\n")
+    text = on_a_terminal([sys.executable, "-c", _ASKED, str(home)], answer)
     results = [json.loads(line[7:]) for line in text.splitlines() if line.startswith("RESULT ")]
     return text, results
 
