@@ -131,6 +131,9 @@ def run_cell(
         if fault.name == "healthy":
             assert blocked and REASON in message, (blocked, message)
             return
+        # under a fault the guard's own answer never decides: a block comes from the runtime
+        # (a cell whose fault did not happen would block with the guard's reason and pass)
+        assert REASON not in message, f"the fault did not happen: the guard answered {message!r}"
         if fail_closed:
             assert blocked, f"a fail_closed guard let the call through: {message!r}"
             return
