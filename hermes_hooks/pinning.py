@@ -208,14 +208,19 @@ def _code_files(words: Sequence[str], cwd: str, program: str | None) -> list[str
     kind = family(words[0]) if words else None
     if kind is None and program:
         kind = family(program)
-    options = frozenset().union(*_CODE_OPTIONS.values()) if kind is not None else frozenset()
+    # this interpreter's own code options, read before its script only: after it, the words
+    # are the script's arguments (``guard.py -r rules.txt``: rules.txt is data)
+    options = _CODE_OPTIONS.get(kind, frozenset()) if kind is not None else frozenset()
     out = []
+    interpreter_options = True
     for i, word in enumerate(words[1:], 1):
         named: str | None = None
         option, _, value = word.partition("=")
-        if option in options:
+        if interpreter_options and option in options:
             named = value or (words[i + 1] if i + 1 < len(words) else None)
-        elif word.lower().endswith(SCRIPT_EXTENSIONS):
+        elif interpreter_options and not word.startswith("-") and words[i - 1] not in options:
+            interpreter_options = False  # the script: the rest are its arguments
+        if named is None and word.lower().endswith(SCRIPT_EXTENSIONS):
             named = word
         path = _path(named, cwd) if named else None
         if path and os.path.isfile(path) and family(path) is None:

@@ -409,3 +409,27 @@ def test_a_changed_guard_is_asked_about_again_on_a_terminal_showing_what_changed
         assert results == [["rm -rf /", None, None], ["ls", None, None]]
         assert entry["sha256"] == before
         assert "you declined it, so it is skipped" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["python3", "guard.py", "-r", "rules.txt"],
+        ["python3", "guard.py", "--import", "rules.txt"],
+        ["node", "guard.js", "--require", "rules.txt"],
+    ],  # fmt: skip
+)
+def test_an_option_after_the_script_is_the_scripts_so_its_file_is_data(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    # -r / --import / --require load code only as the interpreter's own options (before the
+    # script); after it they are the script's arguments, and the file named is data it may
+    # rewrite, so pinning it would make the guard "changed" after its own run.
+    from hermes_hooks import pinning
+
+    for name in ("guard.py", "guard.js", "rules.txt", "pre.js"):
+        (tmp_path / name).write_text("x\n")
+    pins = pinning.of_argv(argv, str(tmp_path), {"PATH": "/usr/bin:/bin"})
+    assert pins.files == (str(tmp_path / argv[1]),)
+    before = pinning.of_argv(["node", "--require", "pre.js", "guard.js"], str(tmp_path), {})
+    assert str(tmp_path / "pre.js") in before.files  # before the script it is code
