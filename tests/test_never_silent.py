@@ -414,3 +414,30 @@ for _ in range(3):
         assert len(said) == 1 and said[0].startswith("hermes-hooks: "), done.stderr
     assert "observer broke" not in done.stderr  # an observer is no guard: agent.log only
     assert "observer broke" in (tmp_path / "agent.log").read_text()
+
+
+def test_doctor_fires_a_plugins_guard_without_firing_the_built_ins_beside_it(tmp_path):
+    # doctor fires the events a Python plugin guards, with made-up payloads, to catch a guard
+    # that only fails when it runs; the built-ins on that event (here the shell hooks, which
+    # doctor runs one by one itself) are not fired with it: their side effects are real.
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    plugin = home / "plugins" / "quiet"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text("name: quiet\n")
+    (plugin / "__init__.py").write_text(
+        "def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda **kw: None)\n"
+    )
+    count = tmp_path / "runs"
+    guard = tmp_path / "count.sh"
+    guard.write_text(f"#!/bin/sh\ncat >/dev/null\necho run >> {count}\n")
+    guard.chmod(0o755)
+    (home / "config.yaml").write_text(
+        f"hooks_auto_accept: true\nhooks:\n  pre_tool_call:\n    - command: {guard}\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "hermes_hooks", "--home", str(home), "doctor"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert "quiet" in done.stdout, done.stdout + done.stderr
+    assert count.read_text().splitlines() == ["run"]  # doctor's own run of the shell hook only

@@ -106,18 +106,26 @@ def _exercise(hooks: Hooks) -> None:
     in :func:`_shell`): one that raises, overruns its time limit or answers what the event
     cannot read is then counted in ``hooks.failures`` / ``hooks.dropped`` and shown by
     :func:`_plugins`. A guard that only fails when it runs must not pass the doctor."""
+    from ..dispatch import Dispatcher
+    from ..manager import Route
     from .firing import payload_for
 
-    for route in list(hooks.manager.routes.values()):
-        info = route.info
+    # Only those hooks: the built-ins (http_post, snapshot, shell hooks, ...) are not fired with
+    # a made-up payload (their side effects are real; shell hooks are run one by one in _shell).
+    dispatcher = Dispatcher(hooks.manager)
+    for info in hooks.manager.events.values():
         if not info.answer.can_block:
             continue
-        records = [hooks.records.get(impl.name) for impl in route.plan]
-        if not any(r is not None and r.source != "builtin" for r in records):
+        plan = tuple(
+            impl
+            for impl in hooks.manager.plan(info.name)
+            if (rec := hooks.records.get(impl.name)) is None or rec.source != "builtin"
+        )
+        if not plan:
             continue
         payload, _ = payload_for(info)
         try:
-            hooks.call(info.name, **payload)
+            dispatcher.run(Route.of(info, plan), payload)
         except Exception as exc:  # the hooks' faults are counted; this is the doctor's own
             log.warning("doctor: firing %s failed: %s: %s", info.name, type(exc).__name__, exc)
 
