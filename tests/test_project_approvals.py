@@ -240,7 +240,8 @@ def test_a_person_is_asked_about_a_project_prompt_hook(agents, llm):
     shell_plugin(hooks).ask = lambda text: questions.append(text) or False
     assert hooks.pre_tool_call(**RM).action == "block"  # a "no": unapproved, fail_closed
     [question] = questions
-    assert "project's prompt hook" in question and "$OPENAI_BASE_URL" in question
+    # where the payload would really go: no base_url, so OPENAI_BASE_URL's value
+    assert "project's prompt hook" in question and f"{llm.url}/v1" in question
     assert str(agents.project / ".claude" / "settings.json") in question
     assert llm.received == []
     hooks = load(agents)
@@ -288,3 +289,17 @@ def test_an_unapproved_project_prompt_hook_is_reported_once_on_stderr(agents, ll
     own = [line for line in said if "approve it: `hermes hooks approve 'prompt judge-1" in line]
     assert len(own) == 1 and len(said) <= 2, done.stderr
     assert llm.received == []
+
+
+def test_the_question_names_openais_address_when_nothing_else_is_set(agents, monkeypatch):
+    # no base_url and no OPENAI_BASE_URL: the judge would be asked at OpenAI's own address, and
+    # the person approving is told so (not an unset variable's name)
+    from shell_helpers import shell_plugin
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    project_judge(agents)
+    hooks = load(agents)
+    questions: list[str] = []
+    shell_plugin(hooks).ask = lambda text: questions.append(text) or False
+    hooks.pre_tool_call(**RM)
+    assert [q for q in questions if "sends the payload to: https://api.openai.com/v1" in q]

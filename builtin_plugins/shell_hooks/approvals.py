@@ -102,7 +102,9 @@ def question(hook: ShellHook, state: Consent) -> str:
     a hook approved before, what changed since."""
     if not hook.runs_code:  # an http or prompt hook of a project's file
         options = hook.options
-        to = options.get("url") or options.get("base_url") or "$OPENAI_BASE_URL (the environment's)"
+        from .judge import base_url  # here: command hooks alone never import the judge
+
+        to = options.get("url") or base_url(options)
         text = Question(
             f"\nA project's {hook.kind} hook wants to answer {shown(hook.event)} for you (an "
             "allow skips your approval prompt):\n"

@@ -161,6 +161,12 @@ def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[proces
     return remote.at_once(batch, ask, "hermes-judge")
 
 
+def base_url(options: Mapping[str, Any]) -> str:
+    """Where a prompt hook's judge is asked: its ``base_url``, else ``OPENAI_BASE_URL`` when it
+    fires, else OpenAI's."""
+    return str(options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+
+
 def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     """One question to the model, as the outcome of a process."""
     options = hook.options
@@ -177,7 +183,7 @@ def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     if options["decides"]:
         messages.insert(0, {"role": "system", "content": INSTRUCTIONS})
         request["response_format"] = SCHEMA
-    base = options["base_url"] or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+    base = base_url(options)
     key = os.environ.get(options["api_key_env"] or "OPENAI_API_KEY")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = base.rstrip("/") + "/chat/completions"
