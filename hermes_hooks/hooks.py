@@ -262,7 +262,7 @@ class Hooks(TypedHelpers):
         if not route.plan:
             return []
         answers, _ = self._dispatch.answers(route, kwargs)
-        return answers
+        return [self._told(route, a) for a in answers]
 
     async def emit(
         self, event_type: str, context: Mapping[str, Any] | None = None
