@@ -145,9 +145,9 @@ class Dialect:
         values = self.match_values(chosen, kwargs)
         if self.exact_occurrence and not chosen.tool and not chosen.matches_text:
             return matcher in ("", "*") or matcher in values
-        if self.list_names is None and not chosen.matches_text:
-            return search(matcher, values)
-        return matches(matcher, values, chosen.matches_text, self.list_names or NAMES)
+        # no list of names in this agent's grammar: every matcher is a regex searched in the value
+        searched = chosen.matches_text or self.list_names is None
+        return matches(matcher, values, searched, self.list_names or NAMES)
 
     def match_values(self, chosen: AgentEvent, kwargs: Mapping[str, Any]) -> list[str]:
         """The values a matcher on ``chosen`` is tried against."""
@@ -194,18 +194,6 @@ def matches(
         return any(found.search(v) for v in values)
     try:
         pattern = re.compile(matcher)  # re keeps compiled patterns: no cost per firing
-    except re.error:
-        return matcher in values
-    return any(pattern.search(v) for v in values)
-
-
-def search(matcher: str, values: list[str]) -> bool:
-    """A matcher that is always a regular expression searched in the value (Gemini CLI); one
-    that does not compile must equal the value. ``*`` or empty matches all."""
-    if matcher in ("", "*"):
-        return True
-    try:
-        pattern = re.compile(matcher)
     except re.error:
         return matcher in values
     return any(pattern.search(v) for v in values)
