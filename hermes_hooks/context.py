@@ -130,8 +130,8 @@ class PluginContext:
             guess = suggest(hook_name, [*self._hooks.events])
             hint = f"; did you mean {guess!r}?" if guess else ""
             manifest = self.manifest
-            if guess and (manifest.get("fail_closed") is True or manifest.get("required")
-                          or guess in self._hooks.manager.fail_closed_events):  # fmt: skip
+            if (manifest.get("fail_closed") is True or manifest.get("required")
+                    or guess in self._hooks.manager.fail_closed_events):  # fmt: skip
                 # a guard registered on a misspelt event would guard nothing: it fails to load,
                 # and a failed fail_closed plugin blocks (builtin_plugins/required.py)
                 raise ValueError(
