@@ -287,8 +287,10 @@ class Bridge:
             hooks = self.hooks
             if hooks is None:
                 return None
-            # Into the runtime even when no hook listens (it answers at once then): the tracer
-            # learns from subagent_start which session started which sub-agent.
+            # Into the runtime when a hook listens, or when tracing (the tracer learns from
+            # subagent_start which session started which sub-agent); else nothing to do.
+            if not hooks.has_hook(name) and hooks.tracer is None:
+                return None
             try:
                 result = hooks.call(name, **kw)
             except Exception as exc:  # a bad argument set from a newer Hermes: fail open, loudly
