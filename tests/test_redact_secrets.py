@@ -285,7 +285,9 @@ def test_what_hooks_say_to_the_model_is_redacted(home, redacting):
     decision = hooks.pre_tool_call(**CALL)
     context = hooks.call("pre_llm_call", session_id="s1", user_message="hi")
     dispatch = hooks.call("pre_gateway_dispatch", event={"text": "hi"})
-    said = [decision.message, context, dispatch.reason]
+    invoked = [a.message for a in hooks.invoke("pre_tool_call", **CALL) if a.message]
+    said = [decision.message, context, dispatch.reason, *invoked]
+    assert len(invoked) == 2  # the plugin's and the shell hook's, uncombined
     assert all(said), said
     if redacting:
         assert not [s for s in said if "sk-ant-api03-Z" in s], said
