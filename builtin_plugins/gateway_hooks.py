@@ -117,7 +117,7 @@ class GatewayHook(SourceBase):
             kwargs = {"event_type": event_type, "context": context}
             tracer.record(event=_EVENT.name, hook=self.plugin_name, source="gateway",
                           ms=(time.perf_counter() - started) * 1000,
-                          outcome=outcome_of(answer, probe), decision=summarise(answer),
+                          outcome=outcome_of(answer, probe), decision=summarise(answer, tracer.redact),
                           dropped=probe.dropped, error=error, kwargs=kwargs, raw=raw)  # fmt: skip
 
     async def _run(

@@ -50,7 +50,7 @@ def report(hooks: Any, event: str, hook: str, answer: Any, kwargs: Any) -> Any:
 
         outcome = "answered" if answer is not None else "no opinion"
         tracer.record(event=event, hook=hook, source="builtin", ms=0.0, outcome=outcome,
-                      decision=summarise(answer), kwargs=kwargs, raw=answer)  # fmt: skip
+                      decision=summarise(answer, tracer.redact), kwargs=kwargs, raw=answer)  # fmt: skip
     return answer
 
 

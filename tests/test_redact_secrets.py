@@ -296,3 +296,20 @@ def test_what_hooks_say_to_the_model_is_redacted(home, redacting):
         assert SECRET in CALL["args"]["command"]  # what will run is not touched
     else:
         assert all(SECRET in s for s in said), said
+
+
+def test_a_shell_hooks_receipt_is_redacted_before_it_is_cut(home):
+    # the secret straddles the 200-character cut of a receipt's decision: redacted first, so
+    # no half of it is left for the redactor not to recognise
+    script = home / "long.sh"
+    message = "y" * 180 + f" {SECRET}"
+    script.write_text("#!/bin/sh\ncat >/dev/null\n"
+                      f"echo '{{\"decision\": \"block\", \"reason\": \"{message}\"}}'\n")  # fmt: skip
+    script.chmod(0o755)
+    hooks = _load(home, {"redact_secrets": True, "trace_file": "trace.jsonl",
+                         "hooks_auto_accept": True,
+                         "hooks": {"pre_tool_call": [{"command": str(script)}]}})  # fmt: skip
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    text = (home / "trace.jsonl").read_text()
+    [receipt] = [json.loads(line) for line in text.splitlines() if "long.sh" in line]
+    assert "sk-ant-a" not in json.dumps(receipt["decision"]) and "ZZZZ" not in text

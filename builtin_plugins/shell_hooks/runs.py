@@ -116,7 +116,7 @@ def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> 
         source="shell",
         ms=run.ms,
         outcome=outcome,
-        decision=summarise(answer.value) if answer is not None else None,
+        decision=summarise(answer.value, tracer.redact) if answer is not None else None,
         dropped=answer.dropped if answer is not None else None,
         error=(not_run(run) if not run.ran and not run.hook.fail_closed else None)
         or (answer.failure if answer is not None else None)
