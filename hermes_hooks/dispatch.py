@@ -5,7 +5,10 @@ event's answer type.
 
 Every hook is called in its own isolation: its call, awaiting it, and reading its answer happen
 inside one ``try``, so an exception, a malformed answer or a bad typed answer costs only that
-hook its answer (or, when it is ``fail_closed``, becomes the event's failed-closed form). Two
+hook its answer (or, when it is ``fail_closed``, becomes the event's failed-closed form). A
+hook source's hooks (shell, http, prompt, mcp, worker hooks) are entries of the plan like any
+other; each returns a pending answer, and the pending answers of one firing are settled in one
+batch by their source (:class:`~hermes_hooks.manager.Entry`), so they run side by side. Two
 step shapes, chosen from the answer type: independent hooks (every hook runs on the same
 arguments, awaitables resolved together) and a pipeline (each hook sees what the previous piped;
 a ``firstresult`` event stops at the first answer its type calls final: ``AnswerType.final``).
@@ -275,6 +278,8 @@ class Dispatcher:
         probe: Probe | None = None,
     ) -> Any:
         try:
+            if impl.batch is not None:  # a hook source's entry, settled alone (it is piped to)
+                return self._batch(route, (impl,), kwargs)[0]
             if impl.timeout is not None:
                 value = run_limited(impl, lambda: _invoke(impl, kwargs), resolve)
             else:
@@ -297,6 +302,7 @@ class Dispatcher:
         # The hot path, kept flat (docs/performance.md): one call per hook, no per-hook frames.
         slots: list[Any] = []
         pending: list[tuple[int, Impl, Any]] = []
+        started: list[tuple[int, Impl, Any]] = []  # a hook source's entries, settled in batch
         get = kwargs.get
         for impl in route.plan:
             try:
@@ -304,6 +310,12 @@ class Dispatcher:
                     value = impl.fn(*map(get, impl.argnames))
                 elif impl.timeout is not None:
                     slots.append(self._one(route, impl, kwargs, resolve))
+                    continue
+                elif impl.batch is not None:
+                    value = impl.fn(kwargs)
+                    if value is not None:
+                        started.append((len(slots), impl, value))
+                        slots.append(None)
                     continue
                 elif impl.all_kwargs:
                     value = impl.fn(**kwargs)
@@ -320,9 +332,62 @@ class Dispatcher:
                 if escapes(exc):
                     raise
                 slots.append(self._failed(route, impl, exc))
+        if started:
+            self._settle_batches(route, kwargs, started, slots)
         if pending:
             self._settle(route, pending, slots, resolve)
         return [a for a in slots if a is not None] if slots else slots
+
+    def _settle_batches(
+        self,
+        route: Route,
+        kwargs: Mapping[str, Any],
+        started: list[tuple[int, Impl, Any]],
+        slots: list[Any],
+    ) -> None:
+        """Settle the pending answers of a hook source's entries, each batch at once (the
+        shell hooks of a firing run side by side). Should the settling itself fail, every
+        entry of the batch failed: a ``fail_closed`` one blocks."""
+        batches: dict[int, list[tuple[int, Impl, Any]]] = {}
+        for item in started:
+            batches.setdefault(id(item[1].batch), []).append(item)
+        for group in batches.values():
+            try:
+                outcomes = list(
+                    group[0][1].batch.settle(route.info, kwargs, [p for *_, p in group])
+                )
+                if len(outcomes) != len(group):
+                    raise RuntimeError(
+                        f"the hook source settled {len(outcomes)} of {len(group)} hooks"
+                    )
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
+                for index, impl, _ in group:
+                    slots[index] = self._failed(route, impl, exc)
+                continue
+            for (index, impl, _), outcome in zip(group, outcomes, strict=True):
+                slots[index] = self._taken(route, impl, outcome)
+
+    def _taken(self, route: Route, impl: Impl, outcome: Any) -> Any:
+        """A settled entry's answer (already read by its source with the event's answer type):
+        counted when it failed or was ignored; a ``fail_closed`` hook that failed without an
+        answer blocks."""
+        if outcome is None:
+            return None
+        key = (impl.name, route.info.name)
+        failure = outcome.failure
+        if failure:
+            self.manager.failures[key] += 1
+        if outcome.dropped:
+            self.manager.dropped[key] += 1
+        value = outcome.value
+        if value is None and failure and impl.fail_closed:
+            message = (
+                f"hook {impl.name!r} failed on {route.info.name} ({failure}) and is fail_closed"
+            )
+            return route.info.answer.failed(message, impl.name)
+        return value
 
     def _settle(
         self,
@@ -347,25 +412,56 @@ class Dispatcher:
         self, route: Route, kwargs: dict[str, Any], resolve: Resolve, tracer: Tracer | None = None
     ) -> list[Any]:
         """Hooks one after the other; each sees what the previous piped. With a tracer, every
-        route runs this way (independent hooks simply pipe nothing), each hook timed."""
+        route runs this way (independent hooks simply pipe nothing), each hook timed. Where
+        nothing is piped, a run of one hook source's entries is settled at once (its hooks run
+        side by side), their answers then read in order."""
         answer_type = route.info.answer
         pipes, stop = answer_type.pipes, route.info.kind == "first"
         answers: list[Any] = []
-        for impl in route.plan:
-            if tracer is None:
-                answer = self._one(route, impl, kwargs, resolve)
+        plan, i = route.plan, 0
+        while i < len(plan):
+            impl = plan[i]
+            i += 1
+            if impl.batch is not None and pipes is None:
+                run = [impl]
+                while i < len(plan) and plan[i].batch is impl.batch:
+                    run.append(plan[i])
+                    i += 1
+                batch = self._batch(route, run, kwargs)
+            elif tracer is None or impl.batch is not None:  # a source traces its own hooks
+                batch = [self._one(route, impl, kwargs, resolve)]
             else:
-                answer = self._traced_one(tracer, route, impl, kwargs, resolve)
-            if answer is None:
-                continue
-            answers.append(answer)
-            if stop and answer_type.final(answer):
-                break
-            if pipes is not None:
-                value = answer_type.piped(answer)
-                if value is not None:
-                    kwargs[pipes] = value
+                batch = [self._traced_one(tracer, route, impl, kwargs, resolve)]
+            for answer in batch:
+                if answer is None:
+                    continue
+                answers.append(answer)
+                if stop and answer_type.final(answer):
+                    return answers
+                if pipes is not None:
+                    value = answer_type.piped(answer)
+                    if value is not None:
+                        kwargs[pipes] = value
         return answers
+
+    def _batch(self, route: Route, impls: Sequence[Impl], kwargs: Mapping[str, Any]) -> list[Any]:
+        """The answers of consecutive entries of one hook source, settled at once."""
+        slots: list[Any] = []
+        started: list[tuple[int, Impl, Any]] = []
+        for impl in impls:
+            try:
+                value = impl.fn(kwargs)
+            except BaseException as exc:
+                if escapes(exc):
+                    raise
+                slots.append(self._failed(route, impl, exc))
+                continue
+            if value is not None:
+                started.append((len(slots), impl, value))
+            slots.append(None)
+        if started:
+            self._settle_batches(route, kwargs, started, slots)
+        return slots
 
     def _traced_one(
         self, tracer: Tracer, route: Route, impl: Impl, kwargs: dict[str, Any], resolve: Resolve
@@ -459,7 +555,9 @@ class Dispatcher:
 
     def _monitored(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         monitors = self.manager.monitors
-        impls = [impl.impl for impl in route.plan]
+        impls = list(
+            dict.fromkeys(impl.impl for impl in route.plan)
+        )  # a source's entries share one
         name = route.info.name
         for before, _ in monitors:
             before(name, impls, kwargs)

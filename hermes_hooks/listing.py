@@ -62,6 +62,10 @@ def rows(
     for ev in manager.planned_events():
         out = per_event.setdefault(ev, [])
         for impl in manager.plan(ev):
+            if impl.row is not None:  # a hook source's own entry (a shell hook)
+                out.append({"source": "builtin", "status": "active", "error": None,
+                            "plugin": impl.impl.plugin_name, **impl.row()})  # fmt: skip
+                continue
             rec = records.get(impl.name)
             if rec is not None and rec.hook_source is not None:
                 if impl.name not in expanded:

@@ -47,6 +47,31 @@ class Impl:
     impl: Any  # pluggy's HookImpl
     simple: bool  # positional call, sync, no keyword-only extras, no time limit: the fast path
     timeout: float | None = None  # seconds; None: no limit
+    #: A hook of a hook source (a shell, http, prompt, mcp or worker hook): ``fn(kwargs)``
+    #: returns a pending answer (or ``None``: it does not match), which ``batch.settle``
+    #: settles with the other pending answers of the firing at once (:class:`Entry`).
+    batch: Any = None
+    #: The hook's row of ``hermes hooks list`` (a hook source's entry; ``None``: read off ``fn``).
+    row: Callable[[], dict[str, Any]] | None = None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One hook of a hook source, as the source hands it to the plan (its ``entries``).
+
+    ``start(kwargs)`` decides whether the hook runs at this firing and returns a pending answer
+    (``None``: it does not match), cheaply: the work happens in ``batch.settle(info, kwargs,
+    pending)``, which gets the pending answers of every entry of the firing sharing that batch
+    and returns, in the same order, what each hook answered (an object with ``value``, the
+    answer as the event's answer type reads it, ``failure`` and ``dropped``: why it failed or
+    why its answer was ignored; or ``None``). The dispatcher does the rest: order, isolation,
+    ``fail_closed``, counting, piping, combining."""
+
+    name: str
+    start: Callable[[Mapping[str, Any]], Any]
+    batch: Any
+    fail_closed: bool = False
+    row: Callable[[], dict[str, Any]] | None = None
 
 
 @dataclass(frozen=True)
@@ -386,7 +411,11 @@ class HookManager(pluggy.PluginManager):
         for event, caller in vars(self.hook).items():
             if not isinstance(caller, pluggy.HookCaller):
                 continue
-            impls = tuple(self._entry(event, impl) for impl in reversed(caller.get_hookimpls()))
+            impls = tuple(
+                entry
+                for impl in reversed(caller.get_hookimpls())
+                for entry in self._entries(event, impl)
+            )
             if impls:
                 plans[event] = impls
         routes: dict[str, Route] = {}
@@ -400,6 +429,33 @@ class HookManager(pluggy.PluginManager):
         self._plans = plans
         self.routes = routes
         self.hooked = frozenset(hooked | set(plans))
+
+    def _entries(self, event: str, impl: Any) -> Iterable[Impl]:
+        """What ``impl`` puts in the plan: itself, or, for a hook source that hands out its
+        hooks (:class:`Entry`), one entry per hook, in the source's place."""
+        rec = self.records.get(impl.plugin_name)
+        source = rec.hook_source if rec is not None else None
+        entries = source.entries(event) if source is not None else None
+        if entries is None:
+            return (self._entry(event, impl),)
+        always = event in self.fail_closed_events
+        return tuple(
+            Impl(
+                fn=entry.start,
+                argnames=(),
+                kwargnames=(),
+                all_kwargs=True,
+                name=entry.name,
+                hermes=False,
+                fail_closed=always or entry.fail_closed,
+                is_async=False,
+                impl=impl,
+                simple=False,
+                batch=entry.batch,
+                row=entry.row,
+            )
+            for entry in entries
+        )
 
     def _entry(self, event: str, impl: Any) -> Impl:
         fn = impl.function

@@ -10,8 +10,11 @@ methods, never through attributes found by name. Register one with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from .manager import Entry
 
 
 @runtime_checkable
@@ -21,6 +24,12 @@ class HookSource(Protocol):
     def rows(self) -> list[dict[str, Any]]:
         """One row per hook it manages, each with at least ``event`` (our name), ``name``,
         ``source`` and ``status``, in the order they run within the source's turn."""
+        ...
+
+    def entries(self, event: str) -> Sequence[Entry] | None:
+        """Its hooks of ``event``, each its own entry of the dispatch plan in the source's place
+        (:class:`~hermes_hooks.manager.Entry`), or ``None``: the source's ``@hookimpl`` is one
+        entry, and reports its hooks itself."""
         ...
 
     def fail_closed_on(self, event: str) -> bool:
@@ -72,6 +81,9 @@ class SourceBase:
 
     def rows(self) -> list[dict[str, Any]]:
         return []
+
+    def entries(self, event: str) -> Sequence[Entry] | None:
+        return None
 
     def fail_closed_on(self, event: str) -> bool:
         return False

@@ -194,6 +194,7 @@ class Watchdog:
                 if (
                     code is not None
                     and impl.timeout is None
+                    and impl.batch is None
                     and not (record and record.hook_source)
                 ):
                     codes[code] = impl.name

@@ -31,7 +31,7 @@ from .approvals import Ask, Consent, question, revoke, tty_prompt
 from .environment import parse_env_file
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook
 from .readers import load_entries
-from .runs import Recorder, Run, combine, plain
+from .runs import Recorder, Run, plain
 from .settings_files import read_settings_file
 from .source import ShellHooks
 
@@ -71,7 +71,6 @@ __all__ = [
     "ShellHook",
     "ShellHooks",
     "build",
-    "combine",
     "load_entries",
     "parse_env_file",
     "plain",

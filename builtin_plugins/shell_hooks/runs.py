@@ -6,7 +6,7 @@ One shell hook at one firing (:class:`Run`), what records the runs of a firing
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,13 +87,6 @@ class Recorder:
 
 
 RECORDER: ContextVar[Recorder | None] = ContextVar("hermes_shell_recorder", default=None)
-
-
-def combine(info: EventInfo, runs: Sequence[Run], kwargs: Mapping[str, Any]) -> Any:
-    """The answers of one firing, combined in config order with the event's rule (``None``
-    when no hook answered)."""
-    values = [r.answer.value for r in runs if r.answer is not None and r.answer.value is not None]
-    return info.answer.combine(values, kwargs) if values else None
 
 
 def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:

@@ -3,14 +3,18 @@
 The shell-hook source: one plugin object that carries every shell hook of a runtime.
 
 It implements (``trylast``) only the events that have shell hooks, so ``hooks.has_hook(event)``
-stays false for the rest. At each firing the matching, approved hooks of the event run in
-parallel and their answers are combined in config order with the event's answer type; on an
-event whose answer pipes a value (a transform) each hook sees the value the previous one left.
+stays false for the rest, and hands each hook to the dispatch plan as its own entry in that
+place (:meth:`ShellHooks.entries`): the dispatcher orders, isolates, fails closed, counts, pipes
+and combines shell hooks exactly as it does Python hooks. What this source alone knows stays
+here: reading the config, consent, building each payload, starting the transports and reading
+their output. At a firing the matching hooks' pending answers are settled in one batch
+(:meth:`ShellHooks.settle`), so they run side by side.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -21,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
+from hermes_hooks.manager import Entry
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
@@ -32,7 +37,7 @@ from .environment import parse_env_file
 from .execution import Runner
 from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
-from .runs import Recorder, Run, combine, trace
+from .runs import RECORDER, Recorder, Run, trace
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -130,9 +135,17 @@ class ShellHooks(SourceBase):
     # -------------------------------------------------------------- pluggy glue
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
+        # What registers the event's shell hooks with pluggy: the manager puts the hooks
+        # themselves in its plan in this impl's place (:meth:`entries`). pluggy's raw loop
+        # (``hooks.manager.hook.X()``) calls this instead, and runs no shell hook: said once.
         @hookimpl(trylast=True)
         def impl(**kwargs: Any) -> Any:
-            return self.fire(info, kwargs)
+            self.approvals.warn_once(
+                ("raw", info.name),
+                f"shell hooks of {info.name} did not run: pluggy's own loop "
+                "(hooks.manager.hook...) runs only Python hooks; fire events with hooks.call, "
+                "hooks.invoke, hooks.acall, hooks.emit or the typed helpers",
+            )
 
         impl.__name__ = impl.__qualname__ = f"shell_hooks.{info.name}"
         return impl
@@ -202,23 +215,24 @@ class ShellHooks(SourceBase):
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per shell hook for ``hermes hooks list``."""
-        rows = []
-        for hook in self.all_hooks:
-            state = self.consent(hook)
-            entry = state.entry or {}
-            row = hook.row()
-            problem = self.problem(hook) if state.status == "active" else None
-            row.update(
-                status="failed" if problem else state.status,
-                error=problem or (state.detail if state.status != "active" else None),
-                approved_at=entry.get("approved_at"),
-                sha256=state.digest,
-                scripts=list(state.scripts),
-            )
-            if hook.kind == "worker":
-                row["worker"] = self.workers.describe(hook)
-            rows.append(row)
-        return rows
+        return [self.row(hook) for hook in self.all_hooks]
+
+    def row(self, hook: ShellHook) -> dict[str, Any]:
+        """``hook``'s row of ``hermes hooks list``, with its consent state now."""
+        state = self.consent(hook)
+        entry = state.entry or {}
+        row = hook.row()
+        problem = self.problem(hook) if state.status == "active" else None
+        row.update(
+            status="failed" if problem else state.status,
+            error=problem or (state.detail if state.status != "active" else None),
+            approved_at=entry.get("approved_at"),
+            sha256=state.digest,
+            scripts=list(state.scripts),
+        )
+        if hook.kind == "worker":
+            row["worker"] = self.workers.describe(hook)
+        return row
 
     def _in_background(self, info: EventInfo, kwargs: Mapping[str, Any], hook: ShellHook) -> Any:
         return next(iter(self.runner.execute(info, kwargs, [hook], foreground=True)), None)
@@ -247,8 +261,8 @@ class ShellHooks(SourceBase):
     # -------------------------------------------------------------- firing
 
     def _settle(self, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
-        """After each run: a required hook that could not run blocks; the run is counted and
-        traced (a hook source reports its own hooks, with the sha256 of what ran)."""
+        """After each run: a required hook that could not run blocks; the run is traced (a hook
+        source reports its own hooks, with the sha256 of what ran)."""
         hook = run.hook
         answer = run.answer
         if hook.required and (not run.ran or (answer is not None and answer.failure)):
@@ -266,35 +280,21 @@ class ShellHooks(SourceBase):
                 raw=answer.raw if answer is not None else None,
             )
             self.approvals.warn_once(("required", hook.key, run.status), message)
-        if answer is not None and answer.dropped:
-            self._manager.dropped[(hook.name, info.name)] += 1
-        if answer is not None and answer.failure:
-            self._manager.failures[(hook.name, info.name)] += 1
+        if answer is not None and hook.background and RECORDER.get() is None:
+            # the dispatcher counts the answers it settles; a background run is counted here
+            if answer.dropped:
+                self._manager.dropped[(hook.name, info.name)] += 1
+            if answer.failure:
+                self._manager.failures[(hook.name, info.name)] += 1
         tracer = self._hooks.tracer
         if tracer is not None:
             trace(tracer, info, run, kwargs)
 
     def matching(self, event: str, kwargs: Mapping[str, Any]) -> list[ShellHook]:
-        """The hooks of ``event`` whose matcher accepts these arguments, in run order.
-
-        A filter (matcher, ``if`` rule) that raises costs only its own hook, which runs (a
-        filter must not silence a guard on what it cannot read) and is reported; the other
-        hooks of the firing keep their answers."""
-        chosen = []
-        for hook in self.by_event.get(event, ()):
-            try:
-                matched = hook.matches(kwargs)
-            except Exception as exc:
-                matched = True
-                self._manager.failures[(hook.name, event)] += 1
-                self.approvals.warn_once(
-                    ("filter", hook.key, type(exc).__name__),
-                    f"shell hook {hook.name} ({hook.where}): its filter failed on {event} "
-                    f"({type(exc).__name__}: {exc}); it runs",
-                )
-            if matched:
-                chosen.append(hook)
-        return chosen
+        """The hooks of ``event`` whose matcher accepts these arguments, in run order (a
+        filter that raises: see :meth:`_start`)."""
+        info = self._manager.event(event)
+        return [h for h in self.by_event.get(info.name, ()) if self._start(info, h, kwargs)]
 
     def recording(self, *, force: bool = False) -> contextlib.AbstractContextManager[Recorder]:
         """Record what every shell hook does in the firings made inside the block::
@@ -326,59 +326,47 @@ class ShellHooks(SourceBase):
             )  # fmt: skip
         return self.runner.execute(info, kwargs, chosen, force=force, foreground=foreground)
 
-    def fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
-        """Run the event's shell hooks and combine their answers with the event's rule.
+    # -------------------------------------------------------------- the plan's entries
 
-        Should the adapter itself fail, every matching ``fail_closed`` hook blocks (its answer
-        is unknown) and the others are skipped; nothing is raised into the dispatcher."""
+    def entries(self, event: str) -> list[Entry]:
+        """Each shell hook of ``event`` as its own entry of the dispatch plan, in run order:
+        the dispatcher orders, isolates, fails closed, counts, pipes and combines them as it
+        does Python hooks; what runs at a firing is settled in one batch (:meth:`settle`)."""
+        info = self._manager.event(event)
+        return [
+            Entry(
+                name=hook.name,
+                start=functools.partial(self._start, info, hook),
+                batch=self,
+                fail_closed=hook.fail_closed,
+                row=functools.partial(self.row, hook),
+            )
+            for hook in self.by_event.get(info.name, ())
+        ]
+
+    def _start(self, info: EventInfo, hook: ShellHook, kwargs: Mapping[str, Any]) -> Any:
+        """``hook`` when it runs at this firing (its matcher accepts the arguments), else
+        ``None``. A filter (matcher, ``if`` rule) that raises costs only its own hook, which
+        runs (a filter must not silence a guard on what it cannot read) and is reported."""
         try:
-            return self._fire(info, kwargs)
+            matched = hook.matches(kwargs)
         except Exception as exc:
-            log.warning("shell hooks on %s failed: %s: %s", info.name, type(exc).__name__, exc)
-            try:
-                chosen = self.matching(info.name, kwargs)
-            except Exception:
-                chosen = self.by_event.get(info.name, [])
-            failed = [
-                info.answer.failed(
-                    f"shell hook {h.name} is fail_closed and its answer is unknown "
-                    f"(the shell adapter failed: {type(exc).__name__}: {exc})",
-                    h.name,
-                )
-                for h in chosen
-                if h.fail_closed
-            ]
-            failed = [f for f in failed if f is not None]
-            return info.answer.combine(failed, kwargs) if failed else None
+            matched = True
+            self._manager.failures[(hook.name, info.name)] += 1
+            self.approvals.warn_once(
+                ("filter", hook.key, type(exc).__name__),
+                f"shell hook {hook.name} ({hook.where}): its filter failed on {info.name} "
+                f"({type(exc).__name__}: {exc}); it runs",
+            )
+        return hook if matched else None
 
-    def _fire(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
-        if info.answer.pipes is not None:
-            return self._pipeline(info, kwargs)
-        if info.meta.continues:
-            return self._continuing(info, kwargs)
-        return combine(info, self.execute(info, kwargs), kwargs)
-
-    def _pipeline(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
-        # Each hook sees the value the previous one left, as Python hooks do in dispatch, so
-        # these run one after the other.
-        answer_type = info.answer
-        pipes = answer_type.pipes
-        assert pipes is not None
-        current = dict(kwargs)
-        answers: list[Any] = []
-        for hook in self.matching(info.name, kwargs):
-            for run in self.execute(info, current, [hook]):
-                answer = run.answer.value if run.answer else None
-                if answer is None:
-                    continue
-                answers.append(answer)
-                value = answer_type.piped(answer)
-                if value is not None:
-                    current[pipes] = value
-        # A transform's combined answer is the value the last hook left.
-        return answer_type.combine(answers, current) if answers else None
-
-    def _continuing(self, info: EventInfo, kwargs: Mapping[str, Any]) -> Any:
+    def settle(
+        self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
+    ) -> list[wire.Answer | None]:
+        """Run ``hooks`` (the entries of one firing that matched) at once; what each answered,
+        in the same order (``None``: it was not run, or runs in the background)."""
+        if not info.meta.continues:
+            return self._answers(info, kwargs, hooks)
         # An answer keeps the agent going; cap how often in a row shell hooks may do that.
         session = str(kwargs.get("session_id") or "")
         attempt = kwargs.get("attempt")
@@ -390,16 +378,22 @@ class ShellHooks(SourceBase):
                 self._continues.pop(session, None)
             log.warning("%s: shell hooks already kept the agent going %d time(s) this turn "
                         "(hooks_max_stop_continues); letting it stop", info.name, count)  # fmt: skip
-            return None
+            return [None] * len(hooks)
         payload = dict(kwargs)
         payload["stop_hook_active"] = bool(kwargs.get("stop_hook_active")) or count > 0
-        answer = combine(info, self.execute(info, payload), payload)
+        settled = self._answers(info, payload, hooks)
         with self._lock:
-            if answer is None:
-                self._continues.pop(session, None)
-            else:
+            if any(a is not None and a.value is not None for a in settled):
                 self._continues[session] = count + 1
-        return answer
+            else:
+                self._continues.pop(session, None)
+        return settled
+
+    def _answers(
+        self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
+    ) -> list[wire.Answer | None]:
+        answers = {id(run.hook): run.answer for run in self.execute(info, kwargs, hooks)}
+        return [answers.get(id(hook)) for hook in hooks]
 
 
 def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:

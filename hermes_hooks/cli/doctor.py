@@ -119,7 +119,8 @@ def _exercise(hooks: Hooks) -> None:
         plan = tuple(
             impl
             for impl in hooks.manager.plan(info.name)
-            if (rec := hooks.records.get(impl.name)) is None or rec.source != "builtin"
+            # a source's entries (shell hooks) belong to the source's record
+            if (rec := hooks.records.get(impl.impl.plugin_name)) is None or rec.source != "builtin"
         )
         if not plan:
             continue
