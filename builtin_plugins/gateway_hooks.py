@@ -74,6 +74,8 @@ MAX_THREADS = 4
 class GatewayHook(SourceBase):
     """One loaded gateway hook directory, registered as the plugin ``gateway:<name>``."""
 
+    reports = True  # its handler runs after the impl returned: it times and records each run
+
     def __init__(
         self, spec: HookSpec, handle: Callable[..., Any], hooks: Hooks | None = None
     ) -> None:

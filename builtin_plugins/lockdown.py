@@ -41,7 +41,7 @@ class Lockdown(SourceBase):
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
         message = self.message
-        return blocking_impl(self._hooks, info, NAME, message)
+        return blocking_impl(info, NAME, message)
 
     def rows(self) -> list[dict[str, Any]]:
         return builtin_rows(NAME, [info.name for info in self.events], None, error=self.message)

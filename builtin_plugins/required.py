@@ -115,7 +115,7 @@ class Required(SourceBase):
 
     def _impl(self, info: EventInfo) -> Callable[..., Any]:
         message = "; ".join(self.messages[info.name]) + " (hermes-hooks blocks until it runs)"
-        return blocking_impl(self._hooks, info, NAME, message)
+        return blocking_impl(info, NAME, message)
 
     def rows(self) -> list[dict[str, Any]]:
         return [

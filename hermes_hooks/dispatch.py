@@ -473,8 +473,9 @@ class Dispatcher:
             record.source if record is not None else "python",
             kwargs,
             lambda probe: self._one(route, impl, kwargs, resolve, probe),
-            # A hook source (shell hooks, ...) reports each of its own hooks.
-            report=record is None or record.hook_source is None,
+            # A source that times its hooks' runs itself (gateway handlers run after the call
+            # returns their coroutine) reports them; the dispatcher reports every other hook.
+            report=record is None or record.hook_source is None or not record.hook_source.reports,
         )
 
     # -------------------------------------------------------------- the driver

@@ -19,7 +19,13 @@ if TYPE_CHECKING:
 
 @runtime_checkable
 class HookSource(Protocol):
-    """What a built-in hook source offers besides its ``@hookimpl`` methods."""
+    """What a built-in hook source offers besides its ``@hookimpl`` methods.
+
+    ``reports``: the source records each run of its hooks with the runtime's tracer itself (a
+    gateway hook, whose handler runs after its impl returned); otherwise the dispatcher does,
+    as for any hook."""
+
+    reports: bool
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per hook it manages, each with at least ``event`` (our name), ``name``,
@@ -50,27 +56,14 @@ class HookSource(Protocol):
         ...
 
 
-def report(hooks: Any, event: str, hook: str, answer: Any, kwargs: Any) -> Any:
-    """Record one run of a built-in's own hook with the runtime's tracer (a hook source's impl
-    is not traced by the dispatcher: the source reports its hooks), then return ``answer``."""
-    tracer = hooks.tracer
-    if tracer is not None:
-        from .trace import summarise
-
-        outcome = "answered" if answer is not None else "no opinion"
-        tracer.record(event=event, hook=hook, source="builtin", ms=0.0, outcome=outcome,
-                      decision=summarise(answer, tracer.redact), kwargs=kwargs, raw=answer)  # fmt: skip
-    return answer
-
-
-def blocking_impl(hooks: Any, info: Any, name: str, message: str) -> Callable[..., Any]:
+def blocking_impl(info: Any, name: str, message: str) -> Callable[..., Any]:
     """A ``tryfirst`` hook implementation of ``info``'s event that always answers with the
     event's blocked form (``message``, from ``name``): the lockdown and unmet required guards."""
     from .markers import hookimpl
 
     @hookimpl(tryfirst=True)
     def impl(**kwargs: Any) -> Any:
-        return report(hooks, info.name, name, info.answer.blocked(message, name), kwargs)
+        return info.answer.blocked(message, name)
 
     impl.__name__ = impl.__qualname__ = f"{name}.{info.name}"
     return impl
@@ -78,6 +71,8 @@ def blocking_impl(hooks: Any, info: Any, name: str, message: str) -> Callable[..
 
 class SourceBase:
     """Neutral defaults for :class:`HookSource` (a source overrides what it has)."""
+
+    reports = False
 
     def rows(self) -> list[dict[str, Any]]:
         return []

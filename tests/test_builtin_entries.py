@@ -116,3 +116,28 @@ def test_serves_matches_what_each_builtin_implements(home, module_name, name):
         # with only this built-in on, the hooked events are its implementations
         hooked = sorted(e for e in hooks.manager.events if e in hooks.manager.hooked)
         assert hooked == sorted(served)
+
+
+@pytest.mark.parametrize(
+    ("module_name", "name"), [(b.name, s.name) for b in DECLARED for s in b.switches]
+)
+def test_each_builtin_reports_its_runs_to_the_tracer(home, tmp_path, module_name, name):
+    # CONTRIBUTING, "Adding a built-in hook source", step 5: the dispatcher does not trace a
+    # source's own impl, so a built-in that does not report its runs leaves no receipt
+    import json
+
+    served = switches.SERVES[name]
+    if not served:
+        pytest.skip(f"{name} serves no event of its own")
+    value = {"http_post": {"url": "http://127.0.0.1:9/x"}, "max_iterations": 5}.get(name, True)
+    trace = tmp_path / "trace.jsonl"
+    write_config(home, {name: value, "allowed_http_hook_urls": ["http://127.0.0.1:9/*"],
+                        "trace_file": str(trace)})  # fmt: skip
+    hooks = hermes_hooks.load(home, entry_points=False)
+    for event in served:
+        hooks.call(event, **hooks.manager.event(event).example)
+    hooks.close()
+    receipts = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    names = {f"builtin:{name}", f"builtin:{module_name}"}  # the library is one plugin
+    mine = {r.get("event") for r in receipts if r.get("hook") in names}
+    assert mine == set(served), f"{name}: receipts for {sorted(mine)}, serves {sorted(served)}"

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.builtin_plugins import declared, switches
 
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.sources import SourceBase, builtin_rows, report
+from hermes_hooks.sources import SourceBase, builtin_rows
 
 from .packs import all_packs
 from .rules import UNPARSEABLE, Rule, Rulebook, Verdict
@@ -205,8 +205,7 @@ class CommandGuard(SourceBase):
             log.exception("command_guard: cannot judge %r", command[:200])
             answer = {"action": "block", "message": f"command_guard: cannot judge this command "
                       f"line ({type(exc).__name__}: {exc}); nothing was run"}  # fmt: skip
-        return report(self.hooks, "pre_tool_call", NAME, answer, {"tool_name": tool_name,
-                                                                  "args": args})  # fmt: skip
+        return answer
 
     def rows(self) -> list[dict[str, Any]]:
         packs = ", ".join(p.name for p in self.settings.packs)
