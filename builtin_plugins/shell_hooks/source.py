@@ -57,6 +57,8 @@ class ShellHooks(SourceBase):
     run) otherwise.
     """
 
+    reports = True  # each run is recorded with what ran (its sha256, stdin, exit code)
+
     def __init__(
         self,
         hooks: Hooks,
