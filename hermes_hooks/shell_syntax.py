@@ -261,6 +261,13 @@ class _Redirs:
         self.tails: list[Node] = []
 
 
+#: ``((`` opening a command (not ``$((``, not a ``for ((`` loop): an arithmetic command to
+#: bash, two subshells to a POSIX sh.
+_DOUBLE_PAREN = re.compile(r"(?<![$\w])(?<!for )\(\(")
+#: What a program's name looks like in that second reading (``y++`` is arithmetic).
+_WORD = re.compile(r"[\w./-]+")
+
+
 class _Reader:
     """One line's walk: the assignments seen so far and the first reason for doubt."""
 
@@ -288,7 +295,15 @@ class _Reader:
             reason = _syntax_error(root, src)
             if reason is not None:
                 self.fail(reason if level == 0 else f"{reason} in a string run by {via[-1]}")
-        return self.walk(root, src, via, up, level)
+        commands = self.walk(root, src, via, up, level)
+        if _DOUBLE_PAREN.search(text):
+            # bash reads `((...))` as arithmetic, a POSIX sh (dash) as a subshell in a
+            # subshell: `((pwd && rm -rf /home))` runs rm there. Both readings are judged.
+            error = self.error
+            more = self.read(_DOUBLE_PAREN.sub("( (", text).replace("))", ") )"), via, up, level)
+            self.error = error  # the second reading's syntax is an artefact of the rewrite
+            commands += [c for c in more if _WORD.fullmatch(c.program) and c not in commands]
+        return commands
 
     # -- statements ------------------------------------------------------------------------
 

@@ -494,3 +494,21 @@ def test_characters_that_crash_the_grammar_never_reach_it():
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["True"] * len(crashers)  # the text is the original's
+
+
+@pytest.mark.parametrize(
+    ("line", "runs"),
+    [
+        ("((pwd && rm -rf /home))", [("pwd", ()), ("rm", ("-rf", "/home"))]),
+        ("bash -c '((rm -rf /x))'", [("rm", ("-rf", "/x"))]),
+        ("((x=1+2))", []),
+        ("for ((i=0;i<3;i++)); do echo ok; done", [("echo", ("ok",))]),
+        ("echo $((1+2))", [("echo", ("$((1+2))",))]),
+    ],
+)
+def test_double_parens_are_read_as_a_posix_sh_reads_them_too(line, runs):
+    # bash: arithmetic; dash: a subshell in a subshell, which runs what is inside
+    found = [(c.program, c.args) for c in parse(line).commands if c.program != "bash"]
+    assert [r for r in runs if r not in found] == []
+    if not runs:
+        assert [c for c in found if c[0]] == []
