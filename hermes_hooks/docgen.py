@@ -101,7 +101,7 @@ def claude_lines(info: catalogue.EventInfo) -> list[str]:
 
 def dialect_line(info: catalogue.EventInfo) -> list[str]:
     """The events of other agents' dialects the event stands for (docs/dialects.md)."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     parts = [
         f"{DIALECTS[d].label if d in DIALECTS else d} " + ", ".join(f"`{e.name}`" for e in events)
@@ -200,7 +200,7 @@ def fill(page: str, parts: dict[str, str]) -> str:
 def dialect_table(dialect: str) -> str:
     """The table of one agent's events in ``docs/dialects.md``: each event of the agent the
     hookspecs declare, the event of ours it stands for, its fields, matcher and answers."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     agent = DIALECTS[dialect]
     has_matcher = any(
@@ -225,7 +225,7 @@ def dialect_table(dialect: str) -> str:
 
 def dialects_parts() -> dict[str, str]:
     """The generated parts of ``docs/dialects.md``: one table per dialect."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     return {f"{name} events": dialect_table(name) for name in DIALECTS}
 

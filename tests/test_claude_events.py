@@ -128,7 +128,8 @@ def test_events_that_cannot_fire_are_reported_with_the_reason(
 
 
 def test_every_claude_code_event_is_either_fired_or_explained() -> None:
-    from builtin_plugins.shell_hooks.claude_entries import UNFIRED
+    from hermes_hooks.builtin_plugins.shell_hooks.claude_entries import UNFIRED
+
     from hermes_hooks import catalogue
 
     fired = {c.name for info in catalogue.events().values() for c in info.claude}

@@ -104,27 +104,12 @@ def _reach(start: str) -> dict[str, list[str]]:
     return paths
 
 
-#: The shell adapter: the wire protocol, processes, consent and pinning, warm workers, http
-#: hooks, the shell parser, and the other agents' dialects (how their hooks speak).
-SHELL = {
-    f"hermes_hooks.{m}"
-    for m in (
-        "wire",
-        "process",
-        "spawn",
-        "resolve",
-        "consent",
-        "pinning",
-        "worker",
-        "http",
-        "shell_syntax",
-        "dialects.base",
-        "dialects.codex",
-        "dialects.copilot",
-        "dialects.cursor",
-        "dialects.gemini",
-    )
-} | {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins.shell_hooks")}
+#: The shell adapter: ``shell_hooks/`` (the wire protocol, processes, consent and pinning, warm
+#: workers, http hooks, the other agents' dialects), the worker end of the warm-worker protocol
+#: and the shell parser.
+SHELL = {"hermes_hooks.worker", "hermes_hooks.shell_syntax"} | {
+    n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins.shell_hooks")
+}
 #: Every built-in (the shell adapter's source is one of them).
 BUILTIN = {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins")}
 #: What an adapter is, to the specs: the shell adapter and every built-in.
@@ -220,7 +205,7 @@ def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
 
 
 #: The public surface: the host API (``load``, ``Hooks``, the results and markers it exports),
-#: what a spec author writes with (the markers' ``event``, the contract and its dialect fields,
+#: what a spec author writes with (the markers' ``event``, the contract (with the dialects' fields),
 #: the answer types, the typed results), the pytest fixtures, and the specs themselves. Every
 #: other module says ``Internal:`` on the first line of its docstring (docs/host-api.md).
 PUBLIC = {
@@ -228,7 +213,6 @@ PUBLIC = {
     "hermes_hooks.markers",
     "hermes_hooks.results",
     "hermes_hooks.contract",
-    "hermes_hooks.dialects.fields",
     "hermes_hooks.answers",
     "hermes_hooks.testing",
 } | {n for n in MODULES if _under(n, "hermes_hooks.hookspecs")}

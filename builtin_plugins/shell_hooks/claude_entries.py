@@ -24,12 +24,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from hermes_hooks import wire
 from hermes_hooks.catalogue import EventInfo
 
-from . import unreadable
-from .matching import ShellHook
-from .rules import BadRule, Rule
+from . import protocol, unreadable
+from .matching import BadRule, Rule, ShellHook
 
 
 class Reader(unreadable.Reader, Protocol):
@@ -74,7 +72,7 @@ def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, e
     """Read one handler of a matcher group into ``reader``'s hooks (or report why not)."""
     here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
     if not isinstance(entry, Mapping):
-        reader.entry(info, name, index, entry, origin, wire.CLAUDE, sub, plugin_root)
+        reader.entry(info, name, index, entry, origin, protocol.CLAUDE, sub, plugin_root)
         return
     kind = entry.get("type", "command")
     if kind not in KINDS:
@@ -96,7 +94,7 @@ def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, e
         exec_args = _args(reader, entry.get("args"), here)
         if exec_args is None:
             return
-    hook = reader.entry(info, name, index, common, origin, wire.CLAUDE, sub, plugin_root)
+    hook = reader.entry(info, name, index, common, origin, protocol.CLAUDE, sub, plugin_root)
     if hook is None:
         return
     if kind == "mcp_tool":

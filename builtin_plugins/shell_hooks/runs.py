@@ -11,9 +11,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 
+from . import processes, protocol
 from .matching import ShellHook
 
 
@@ -25,8 +25,8 @@ class Run:
     status: str  # active / unapproved / changed
     detail: str | None = None
     ran: bool = False
-    outcome: process.Outcome | None = None
-    answer: wire.Answer | None = None
+    outcome: processes.Outcome | None = None
+    answer: protocol.Answer | None = None
     argv: list[str] = field(default_factory=list)
     stdin: bytes = b""
     digest: str | None = None  # the sha256 consent pinned for what ran
@@ -52,13 +52,13 @@ class Run:
             "status": self.status,
             "detail": self.detail,
             "ran": self.ran,
-            "stdin": wire.decode(self.stdin) if self.stdin else None,
+            "stdin": protocol.decode(self.stdin) if self.stdin else None,
             "exit_code": out.returncode if out else None,
             "elapsed_ms": round(out.elapsed * 1000, 1) if out else None,
             "timed_out": out.timed_out if out else False,
             "truncated": out.truncated if out else False,
-            "stdout": wire.decode(out.stdout) if out else "",
-            "stderr": wire.decode(out.stderr) if out else "",
+            "stdout": protocol.decode(out.stdout) if out else "",
+            "stderr": protocol.decode(out.stderr) if out else "",
             "answer": plain(answer.value) if answer else None,
             "failure": answer.failure if answer else (out.error if out else None),
             "warning": answer.warning if answer else None,

@@ -18,20 +18,19 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
-from . import sequence, unreadable
+from . import processes, protocol, sequence, unreadable
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
-from .environment import parse_env_file
 from .execution import Runner
 from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
+from .processes import parse_env_file
 from .runs import Recorder, Run, combine, trace
 from .workers import WorkerPool
 
@@ -77,7 +76,7 @@ class ShellHooks(SourceBase):
         self.runner = Runner(
             self.home,
             self.approvals,
-            cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
+            cap=_positive_int(config.get("hooks_max_output"), processes.OUTPUT_CAP),
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
             redact=lambda value: hooks.redact(value),
@@ -157,7 +156,7 @@ class ShellHooks(SourceBase):
 
     @property
     def allowlist(self) -> Any:
-        """The approvals file of this home (:class:`hermes_hooks.consent.Allowlist`)."""
+        """The approvals file of this home (:class:`hermes_hooks.builtin_plugins.shell_hooks.consent.Allowlist`)."""
         return self.approvals.allowlist
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
@@ -260,7 +259,7 @@ class ShellHooks(SourceBase):
                 f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
                 f"({why}); {fix}"
             )
-            run.answer = answer = wire.Answer(
+            run.answer = answer = protocol.Answer(
                 value=info.answer.failed(message, hook.name),
                 failure=why,
                 raw=answer.raw if answer is not None else None,

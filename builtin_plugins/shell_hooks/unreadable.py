@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from hermes_hooks import process
 from hermes_hooks.catalogue import EventInfo
 
+from . import processes
 from .matching import UNREADABLE, ShellHook
 
 
@@ -174,5 +174,7 @@ class Transport:
     def problem(self, hook: ShellHook) -> str | None:
         return "nothing runs: its entry cannot be read"
 
-    def __call__(self, batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
-        return [process.Outcome(error=str(hook.options.get("refused"))) for hook, _ in batch]
+    def __call__(
+        self, batch: Sequence[tuple[ShellHook, processes.Command]]
+    ) -> list[processes.Outcome]:
+        return [processes.Outcome(error=str(hook.options.get("refused"))) for hook, _ in batch]

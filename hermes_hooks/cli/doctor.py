@@ -295,7 +295,7 @@ def verify_cmd(state: State, as_json: bool) -> None:
     runtime's dispatcher; report pass or fail per guard. Exits 1 on a miss, or when there is no
     canary at all."""
     _logging()
-    from ..canary import canaries, fire
+    from .payloads import canaries, fire
 
     hooks, _ = _runtime(state)
     verdicts = [fire(hooks, canary) for canary in canaries(hooks)]
