@@ -5,7 +5,7 @@ Renders ``docs/events.md`` from the hookspecs, and the generated parts of two ot
 
 Besides the events reference it rewrites, between begin/end markers, each agent's event table of
 ``docs/dialects.md`` (from the ``dialects=`` of the hookspecs) and the list of events Hermes Agent
-never fires in ``docs/hermes-agent.md`` (from :data:`hermes_hooks.hermes_agent.HERMES_0_19_HOOKS`
+never fires in ``docs/hermes-agent.md`` (from :data:`hermes_hooks.hermes.agent.HERMES_0_19_HOOKS`
 and the catalogue). A test fails when a committed page differs from what this renders, so the
 references can never drift from the catalogue.
 """
@@ -232,7 +232,7 @@ def dialects_parts() -> dict[str, str]:
 
 def unfired_list() -> str:
     """The events Hermes Agent never fires, each with its Claude Code names."""
-    from .hermes_agent import unfired_events
+    from hermes_hooks.hermes.agent import unfired_events
 
     items = [
         f"`{event}`" + (f" ({', '.join(f'`{n}`' for n in claude)})" if claude else "")

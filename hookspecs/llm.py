@@ -7,9 +7,9 @@ from typing import Any
 
 from hermes_hooks import contract
 from hermes_hooks.answers import Context, Observe, PromptAnswers, Transform, VerifyAnswers
+from hermes_hooks.answers.results import PromptDecision, VerifyAnswer
 from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, flag, optional
 from hermes_hooks.markers import event
-from hermes_hooks.results import PromptDecision, VerifyAnswer
 
 
 @event(

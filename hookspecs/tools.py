@@ -7,6 +7,7 @@ from typing import Any
 
 from hermes_hooks import contract
 from hermes_hooks.answers import Context, ToolAnswers, Transform
+from hermes_hooks.answers.results import ToolDecision
 from hermes_hooks.contract import (
     AgentEvent,
     ClaudeEvent,
@@ -22,7 +23,6 @@ from hermes_hooks.contract import (
     tool_response,
 )
 from hermes_hooks.markers import event
-from hermes_hooks.results import ToolDecision
 
 
 @event(

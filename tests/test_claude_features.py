@@ -425,7 +425,7 @@ def test_permission_request_allow_with_updated_input_rewrites_the_call(
 
 def test_permission_answer_args_from_python_and_deny_keeps_none() -> None:
     from hermes_hooks.answers import PermissionAnswers
-    from hermes_hooks.results import InvalidAnswer, PermissionAnswer
+    from hermes_hooks.answers.results import InvalidAnswer, PermissionAnswer
 
     read = PermissionAnswers().normalise
     assert read({"action": "allow", "args": {"command": "ls"}}, "p").args == {"command": "ls"}

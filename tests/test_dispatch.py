@@ -569,7 +569,7 @@ def test_plain_shapes_read_the_same_on_the_fast_path_and_the_general_one(raw):
 
 
 def test_a_checked_decision_equals_a_built_one():
-    from hermes_hooks.results import ToolDecision
+    from hermes_hooks.answers.results import ToolDecision
 
     fast = ToolDecision._checked("block", "m", None, None, None, "s")
     assert fast == ToolDecision(action="block", message="m", source="s")

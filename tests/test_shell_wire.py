@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from shell_helpers import load, script, write_settings
 
 import hermes_hooks
-from hermes_hooks import catalogue, results
-from hermes_hooks.results import ToolDecision
+from hermes_hooks import catalogue
+from hermes_hooks.answers import results
+from hermes_hooks.answers.results import ToolDecision
 
 ECHO = script("echo_payload.sh")
 ANSWER = script("answer.sh")

@@ -121,10 +121,10 @@ OUTER = (
     "hermes_hooks.__main__",
     "hermes_hooks.demo",
     "hermes_hooks.replay",
-    "hermes_hooks.hermes_agent",
-    "hermes_hooks.hermes_patch",
+    "hermes_hooks.hermes.agent",
+    "hermes_hooks.hermes.patch",
     "hermes_hooks.docgen",  # a tool for this repository's docs: it reads every layer
-    "hermes_hooks.handover",
+    "hermes_hooks.hermes.handover",
     "hermes_hooks.runtime",
 )
 #: The core: everything else of ``hermes_hooks`` (the hookspecs included), not a built-in.
@@ -211,7 +211,7 @@ def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
 PUBLIC = {
     "hermes_hooks",
     "hermes_hooks.markers",
-    "hermes_hooks.results",
+    "hermes_hooks.answers.results",
     "hermes_hooks.contract",
     "hermes_hooks.answers",
     "hermes_hooks.testing",

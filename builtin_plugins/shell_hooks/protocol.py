@@ -10,7 +10,7 @@ names, Claude Code's tool and argument names (mapped by
 ``tool_response``, ``prompt``, ... Both are one line of compact JSON ending in ``\n``.
 
 Answers from every dialect are turned into the event's typed result by
-:mod:`hermes_hooks.results`; this module only decides *which* raw answer a process gave (exit
+:mod:`hermes_hooks.answers.results`; this module only decides *which* raw answer a process gave (exit
 code, stdout, stderr) and never raises on any bytes.
 
 The cap on what one Claude Code hook adds to the model's context, as Claude Code applies it:

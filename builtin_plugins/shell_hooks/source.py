@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
+from hermes_hooks.loader import required_names
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
 from . import processes, protocol, sequence, unreadable

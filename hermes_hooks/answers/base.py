@@ -9,9 +9,9 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..results import join_texts
 from .dialect import context_of, first, mapping, specific
 from .explain import Vocabulary, explain
+from .results import join_texts
 
 
 class AnswerType:

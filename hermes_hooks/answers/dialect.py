@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..results import join_texts
+from .results import join_texts
 
 
 def text(value: Any) -> str | None:

@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import (
+from .base import AnswerType
+from .dialect import context_of, mapping, retag, says_block, specific, text
+from .explain import Vocabulary
+from .results import (
     CompressAnswer,
     DispatchAnswer,
     PermissionAction,
@@ -15,9 +18,6 @@ from ..results import (
     Scope,
     VerifyAnswer,
 )
-from .base import AnswerType
-from .dialect import context_of, mapping, retag, says_block, specific, text
-from .explain import Vocabulary
 
 _PERMISSIONS: dict[str, PermissionAction] = {
     "allow": "allow",
