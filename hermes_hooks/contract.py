@@ -299,7 +299,7 @@ class EventMeta:
         return tuple(dict.fromkeys(names))
 
 
-#: The key under which :meth:`~hermes_hooks.builtin_plugins.shell_hooks.dialects.base.Dialect.payload` passes the working
+#: The key under which :meth:`Dialect.payload` (of the shell hooks' dialects) passes the working
 #: directory to the field readers.
 CWD = "\0cwd"
 #: How much of a file a ``beforeReadFile`` payload carries (Cursor sends the content).

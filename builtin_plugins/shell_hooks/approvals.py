@@ -6,7 +6,7 @@ hashes of the files that run as code, the warnings at start, and the one report,
 and in the log, of a hook that was withheld or changed its own pinned file.
 
 The allowlist itself (its file, hashing, resolving what a command runs) is
-:mod:`hermes_hooks.builtin_plugins.shell_hooks.consent`; this module applies it to configured hooks.
+:mod:`.consent`; this module applies it to configured hooks.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from hermes_hooks import catalogue
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
-from . import consent, dialects, kinds, matching, protocol, unreadable
+from . import consent, dialects, kinds, matching, unreadable
 from . import protocol as wire
 from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook, claude_names
 
@@ -721,7 +721,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     reader = Reader(hooks.manager)
     reader.settings = {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
     origin = str(hooks.config_path) if hooks.config_path else "the host's config"
-    reader.block(config.get("hooks"), origin, protocol.HERMES)
+    reader.block(config.get("hooks"), origin, wire.HERMES)
     files: list[Path] = []
     default = hooks.home / "settings.json"
     if default.is_file():
@@ -887,4 +887,4 @@ def read_settings_file(path: Path, reader: Reader) -> None:
         candidate = path.parent.parent
         if (candidate / ".claude-plugin").is_dir():
             root = str(candidate)
-    reader.block(data.get("hooks"), str(path), protocol.CLAUDE, plugin_root=root)
+    reader.block(data.get("hooks"), str(path), wire.CLAUDE, plugin_root=root)

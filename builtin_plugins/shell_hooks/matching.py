@@ -13,7 +13,7 @@ Claude Code permission rules as hook filters: the ``if`` field of a ``settings.j
 handler (``"if": "Bash(git *)"``, ``"Edit(*.ts)"``, ``"mcp__github"``).
 
 A rule is ``Tool`` or ``Tool(specifier)``. The tool part is Claude Code's tool name (the host's
-tool is compared under its Claude Code name, :mod:`hermes_hooks.builtin_plugins.shell_hooks.protocol`); an MCP rule
+tool is compared under its Claude Code name, :mod:`.protocol`); an MCP rule
 ``mcp__server`` (or ``mcp__server__*``) takes every tool of that server. The specifier depends
 on the tool:
 
@@ -32,7 +32,7 @@ on the tool:
 
 Shell hooks written for another agent (Gemini CLI, Codex, Cursor, Copilot): the payload
 that agent would send, the variables it sets, and how its answers read as ours. The dialects
-themselves are :mod:`hermes_hooks.builtin_plugins.shell_hooks.dialects`; this module joins them to one configured hook.
+themselves are :mod:`.dialects`; this module joins them to one configured hook.
 """
 
 from __future__ import annotations
@@ -48,19 +48,18 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from hermes_hooks.builtin_plugins.shell_hooks.dialects.base import (
+from hermes_hooks.catalogue import EventInfo, suggest
+from hermes_hooks.contract import AgentEvent, ClaudeEvent
+
+from . import consent, dialects
+from . import protocol as wire
+from .dialects.base import (
     CLAUDE_NAMES,
     CLAUDE_SEPARATORS,
     SHELL,
     Translate,
     js_regex,
 )
-
-from hermes_hooks.catalogue import EventInfo, suggest
-from hermes_hooks.contract import AgentEvent, ClaudeEvent
-
-from . import consent, dialects, protocol
-from . import protocol as wire
 
 DEFAULT_TIMEOUT = 60
 #: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
@@ -283,7 +282,7 @@ class ShellHook:
 
     def pins(self, env: Mapping[str, str]) -> consent.Pins:
         """What the command runs and the files whose hash the approval pins
-        (:mod:`hermes_hooks.builtin_plugins.shell_hooks.consent`)."""
+        (:mod:`.consent`)."""
         cwd = self.cwd(env) or consent.current_dir()
         extra = consent.files_in([consent.expand(p, env) for p in self.pin], cwd)
         if self.kind == "mcp_tool" or self.kind in REMOTE_KINDS:
@@ -385,12 +384,12 @@ class Rule:
         """Whether a call of the host tool ``tool_name`` with ``args`` matches this rule."""
         if not isinstance(tool_name, str):
             return False
-        claude = protocol.claude_tool_name(tool_name) or tool_name
+        claude = wire.claude_tool_name(tool_name) or tool_name
         if not self._tool_matches(claude) and not self._tool_matches(tool_name):
             return False
         if self.specifier is None:
             return True
-        given = protocol.args_to_claude(tool_name, args)
+        given = wire.args_to_claude(tool_name, args)
         given = given if isinstance(given, Mapping) else {}
         if claude == "Bash" or self.tool == "Bash":
             command = given.get("command")

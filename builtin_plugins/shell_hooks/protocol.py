@@ -49,7 +49,7 @@ from hermes_hooks.contract import map_tool as map_tool
 # names stay importable from here for hosts that extended the map through this module.
 
 if TYPE_CHECKING:
-    from hermes_hooks.builtin_plugins.shell_hooks.dialects.base import Translate
+    from .dialects.base import Translate
 
 HERMES = "hermes"
 CLAUDE = "claude-code"
@@ -200,7 +200,7 @@ def parse(
 
     ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
     over the cap); ``tool_name`` maps a Claude Code ``updatedInput`` back; ``translate`` reads
-    another agent's answer (:mod:`hermes_hooks.builtin_plugins.shell_hooks.dialects`); ``cap`` shortens the context texts
+    another agent's answer (:mod:`.dialects`); ``cap`` shortens the context texts
     (plain stdout, ``additionalContext``, ``systemMessage``) as Claude Code does."""
     try:
         answer = _parse(

@@ -34,7 +34,7 @@ REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to a
 
 def gate(url: str, settings: Mapping[str, Any]) -> str | None:
     """Why ``url`` may not receive a hook's payload (``None``: it may): matched against
-    ``allowed_http_hook_urls`` as parsed scheme, host, port and path (:mod:`hermes_hooks.builtin_plugins.shell_hooks.web`)."""
+    ``allowed_http_hook_urls`` as parsed scheme, host, port and path (:mod:`.web`)."""
     return web.refusal(url, settings.get("allowed_http_hook_urls"))
 
 

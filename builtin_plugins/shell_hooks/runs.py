@@ -13,7 +13,8 @@ from typing import Any
 
 from hermes_hooks.catalogue import EventInfo
 
-from . import processes, protocol
+from . import processes as process
+from . import protocol as wire
 from .matching import ShellHook
 
 
@@ -25,8 +26,8 @@ class Run:
     status: str  # active / unapproved / changed
     detail: str | None = None
     ran: bool = False
-    outcome: processes.Outcome | None = None
-    answer: protocol.Answer | None = None
+    outcome: process.Outcome | None = None
+    answer: wire.Answer | None = None
     argv: list[str] = field(default_factory=list)
     stdin: bytes = b""
     digest: str | None = None  # the sha256 consent pinned for what ran
@@ -52,13 +53,13 @@ class Run:
             "status": self.status,
             "detail": self.detail,
             "ran": self.ran,
-            "stdin": protocol.decode(self.stdin) if self.stdin else None,
+            "stdin": wire.decode(self.stdin) if self.stdin else None,
             "exit_code": out.returncode if out else None,
             "elapsed_ms": round(out.elapsed * 1000, 1) if out else None,
             "timed_out": out.timed_out if out else False,
             "truncated": out.truncated if out else False,
-            "stdout": protocol.decode(out.stdout) if out else "",
-            "stderr": protocol.decode(out.stderr) if out else "",
+            "stdout": wire.decode(out.stdout) if out else "",
+            "stderr": wire.decode(out.stderr) if out else "",
             "answer": plain(answer.value) if answer else None,
             "failure": answer.failure if answer else (out.error if out else None),
             "warning": answer.warning if answer else None,

@@ -24,7 +24,9 @@ from hermes_hooks.loader import required_names
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
-from . import processes, protocol, sequence, unreadable
+from . import processes as process
+from . import protocol as wire
+from . import sequence, unreadable
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
 from .execution import Runner
@@ -76,7 +78,7 @@ class ShellHooks(SourceBase):
         self.runner = Runner(
             self.home,
             self.approvals,
-            cap=_positive_int(config.get("hooks_max_output"), processes.OUTPUT_CAP),
+            cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
             redact=lambda value: hooks.redact(value),
@@ -156,7 +158,7 @@ class ShellHooks(SourceBase):
 
     @property
     def allowlist(self) -> Any:
-        """The approvals file of this home (:class:`hermes_hooks.builtin_plugins.shell_hooks.consent.Allowlist`)."""
+        """The approvals file of this home (:class:`hermes_hooks.consent.Allowlist`)."""
         return self.approvals.allowlist
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
@@ -259,7 +261,7 @@ class ShellHooks(SourceBase):
                 f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
                 f"({why}); {fix}"
             )
-            run.answer = answer = protocol.Answer(
+            run.answer = answer = wire.Answer(
                 value=info.answer.failed(message, hook.name),
                 failure=why,
                 raw=answer.raw if answer is not None else None,

@@ -33,7 +33,7 @@ from hermes_hooks.trace import Probe, outcome_of, summarise
 from hermes_hooks.trust import untrusted_tree
 from hermes_hooks.watchdog import within
 
-from .gateway_manifest import HookSpec, matches, read_spec
+from .manifest import HookSpec, matches, read_spec
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
