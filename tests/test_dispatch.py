@@ -157,7 +157,7 @@ def test_the_same_context_twice_in_one_answer_is_given_once(event):
     ],
 )
 def test_retry_is_feedback_for_a_denied_call_and_context_nowhere_else(event, kept):
-    from hermes_hooks.answers.dialect import RETRY
+    from hermes_hooks.answers.base import RETRY
 
     answer_type = events()[event].answer
     answer = answer_type.normalise({"hookSpecificOutput": {"retry": True}}, "s")

@@ -8,10 +8,9 @@ The package, one idea a module:
 - :mod:`.protocol`: the wire protocol (the JSON a hook reads, what its answer means) and
   Claude Code's 10,000-character cap on one hook's context;
 - :mod:`.config`: where every hook is configured (``config.yaml``, ``settings.json`` files, other
-  agents' files named by ``hooks_sources``) and reading them;
-- :mod:`.claude_entries`: a Claude Code matcher group and the handler fields only Claude Code has
-  (``if``, ``args``, ``async``/``asyncRewake``, ``onFailure``, ``type: mcp_tool``);
-  :mod:`.unreadable`: guard entries that cannot be read;
+  agents' files named by ``hooks_sources``) and reading them: a Claude Code matcher group and the
+  handler fields only Claude Code has (``if``, ``args``, ``async``/``asyncRewake``,
+  ``onFailure``, ``type: mcp_tool``), guard entries that cannot be read;
 - :mod:`.dialects`: other agents' hook dialects (Gemini CLI, Codex, Cursor, Copilot);
 - :mod:`.matching`: one configured hook, whether it fires for an occurrence of its event
   (Claude Code's ``if`` rules included) and its dialect;

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_hooks.answers.dialect import context_of
+from hermes_hooks.answers.base import context_of
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
 

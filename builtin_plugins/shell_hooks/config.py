@@ -1,6 +1,7 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
-Reading shell hooks from every file they are configured in.
+Reading shell hooks from every file they are configured in: where each is, each file's shape, a
+Claude Code matcher group, and what becomes of a guard entry that cannot be read.
 
 Reading shell hooks from the config: ``hooks:`` in ``config.yaml`` (Hermes schema) and the
 ``hooks`` of Claude Code ``settings.json`` files, every problem reported with its file, event and
@@ -22,6 +23,38 @@ installed. ``$CLAUDE_CONFIG_DIR`` moves the user's folder, as it does for Claude
 Claude Code ``settings.json`` files (and a Claude Code plugin's ``hooks/hooks.json``): their
 ``hooks`` read with the same :class:`Reader` as config.yaml's, every problem reported
 with the file.
+
+Reading one Claude Code matcher group of a ``settings.json``: ``{matcher, hooks: [handler,
+...]}``, and the handler fields only Claude Code has.
+
+Handler fields read here (every other key goes through the common entry reader, which reports
+unknown ones):
+
+- ``type``: ``command`` (default), ``http`` and ``prompt`` (read by :mod:`.kinds`, like the
+  config.yaml entries of those types), or ``mcp_tool`` (``server``, ``tool``, ``input``: the
+  host calls the tool, :mod:`.mcp`);
+- ``args``: the exec form: ``command`` is the program, ``args`` its arguments, no shell;
+- ``if``: a permission rule (:class:`~.matching.Rule`) the tool call must match; only on events about one
+  tool call (``ClaudeEvent.tool``), as in Claude Code (elsewhere the hook never runs, and that
+  is reported);
+- ``async`` / ``asyncRewake``: run in the background (:mod:`.background`);
+- ``onFailure``: ``"block"`` makes a failed run (crash, timeout, invalid JSON) block, which is
+  our ``fail_closed``; ``"continue"`` is the default;
+- ``statusMessage``: the spinner text Claude Code shows while the hook runs; accepted, no effect.
+
+Guard entries that cannot be read: an entry that says it is a guard (``required: true``,
+``fail_closed: true``, Claude Code's ``onFailure: block``) but that the reader has to skip (a
+typo such as ``comand:``, a misspelt event, a malformed Claude Code group, ``args`` that is not
+a list) must not leave its event unguarded: it would block if it ran and failed, so it blocks
+when it cannot even be read.
+
+Such an entry becomes a hook of type ``unreadable``: nothing runs for it, its consent is
+``refused`` with what the reader found, so at each firing it answers as a ``fail_closed`` hook
+that was not run: a block naming the entry, the file and the fix. Its events are the event it
+is configured under; under an unknown event name, every event that guards an action
+(``pre_tool_call``, ``permission_request``: the answer type's ``guards_actions``), as for a
+required plugin whose events are unknown. It is listed (status ``refused``) and fails
+``hermes hooks doctor``.
 """
 
 from __future__ import annotations
@@ -33,7 +66,7 @@ import math
 import os
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,9 +74,17 @@ from hermes_hooks import catalogue
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
-from . import consent, dialects, kinds, matching, unreadable
+from . import consent, dialects, kinds, matching, processes, protocol
 from . import protocol as wire
-from .matching import DEFAULT_TIMEOUT, MAX_TIMEOUT, ShellHook, claude_names
+from .matching import (
+    DEFAULT_TIMEOUT,
+    MAX_TIMEOUT,
+    UNREADABLE,
+    BadRule,
+    Rule,
+    ShellHook,
+    claude_names,
+)
 
 if TYPE_CHECKING:
     from hermes_hooks.manager import HookManager
@@ -89,7 +130,7 @@ class Reader:
         #: config.yaml's ``allowed_http_hook_urls`` and ``allowed_env_vars`` (http, prompt).
         self.settings: Mapping[str, Any] = {}
         #: Guard entries that cannot be read, as hooks that block their events
-        #: (:mod:`.unreadable`).
+        #: (:func:`record`).
         self.unreadable: list[ShellHook] = []
 
     @property
@@ -97,7 +138,7 @@ class Reader:
         return self.manager.fail_closed_events
 
     def mark(self) -> tuple[int, int]:
-        """Where the hooks and problems read so far end (for :func:`.unreadable.record`)."""
+        """Where the hooks and problems read so far end (for :func:`record`)."""
         return len(self.hooks), len(self.problems)
 
     def warn(self, message: str) -> None:
@@ -121,8 +162,6 @@ class Reader:
             try:
                 info = self.manager.event(name)
             except UnknownEvent as exc:
-                from .claude_entries import UNFIRED
-
                 if name in UNFIRED:
                     self.warn(f"hooks.{name} in {origin}: Claude Code's {name} never fires in "
                               f"Hermes ({UNFIRED[name]}); skipped")  # fmt: skip
@@ -134,7 +173,7 @@ class Reader:
                 self.warn(f"hooks.{name} in {origin}: unknown event {name!r}{hint}; skipped "
                           "(`hermes hooks events` lists the events)")  # fmt: skip
                 guarded = [i for i in self.manager.events.values() if i.answer.guards_actions]
-                unreadable.record(self, entries, guarded, name, 0, origin, f"hooks.{name} in {origin}",
+                record(self, entries, guarded, name, 0, origin, f"hooks.{name} in {origin}",
                                 since)  # fmt: skip
                 continue
             if entries is None:
@@ -144,7 +183,7 @@ class Reader:
                 self.warn(
                     f"hooks.{name} in {origin}: must be a list of hooks, not {type(entries).__name__}; skipped"
                 )
-                unreadable.record(self, entries, [info], name, 0, origin, f"hooks.{name} in {origin}",
+                record(self, entries, [info], name, 0, origin, f"hooks.{name} in {origin}",
                                 since)  # fmt: skip
                 continue
             for index, entry in enumerate(entries):
@@ -155,7 +194,7 @@ class Reader:
                     self.entry(
                         info, name, index, entry, origin, default_protocol, None, plugin_root
                     )
-                    unreadable.record(self, entry, [info], name, index, origin,
+                    record(self, entry, [info], name, index, origin,
                                     f"hooks.{name}[{index}] in {origin}", since)  # fmt: skip
 
     def dialect_block(self, name: str, entries: Any, origin: str, root: str | None) -> bool:
@@ -174,8 +213,7 @@ class Reader:
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
                      plugin_root: str | None) -> None:  # fmt: skip
-        """One Claude Code matcher group (:mod:`.claude_entries`)."""
-        from .claude_entries import read_group
+        """One Claude Code matcher group (:func:`read_group`)."""
 
         read_group(self, info, name, index, group, origin, plugin_root)
 
@@ -574,7 +612,7 @@ def _block(
                         f"hooks.{name}[{index}] in {origin}: a {dialect.label} guard was not loaded"
                     )
             # a guard entry (failClosed, or under fail_closed_events) that cannot be read
-            unreadable.record(reader, item, [info], name, index, origin,
+            record(reader, item, [info], name, index, origin,
                               f"hooks.{name}[{index}] in {origin}", since)  # fmt: skip
 
 
@@ -762,7 +800,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
         for path in files_of(source, project):
             if path.is_file():
                 read_agent_file(source, path, reader, project)
-    # guard entries that cannot be read block their events (unreadable.py)
+    # guard entries that cannot be read block their events (:func:`record`)
     return reader.hooks + reader.unreadable, reader.problems
 
 
@@ -888,3 +926,307 @@ def read_settings_file(path: Path, reader: Reader) -> None:
         if (candidate / ".claude-plugin").is_dir():
             root = str(candidate)
     reader.block(data.get("hooks"), str(path), wire.CLAUDE, plugin_root=root)
+
+
+#: The handler types this reader runs (Claude Code's ``agent`` type is skipped with a warning).
+CLAUDE_KINDS = ("command", "http", "prompt", "mcp_tool")
+#: Handler fields read here, not by the common entry reader.
+CLAUDE_ONLY = frozenset(
+    {"type", "args", "if", "async", "asyncRewake", "onFailure", "statusMessage", "server",
+     "tool", "input"}
+)  # fmt: skip
+
+
+def read_group(reader: Reader, info: EventInfo, name: str, index: int, group: Mapping[str, Any],
+               origin: str, plugin_root: str | None) -> None:  # fmt: skip
+    """Read every handler of one matcher group into ``reader``'s hooks."""
+    where = f"hooks.{name}[{index}] in {origin}"
+    inner = group.get("hooks")
+    if not isinstance(inner, list):
+        since = reader.mark()
+        reader.warn(f"{where}: 'hooks' must be a list of {{type: command, command: ...}}; skipped")
+        record(reader, group, [info], name, index, origin, where, since)
+        return
+    extra = set(map(str, group)) - {"matcher", "hooks"}
+    if extra:
+        reader.warn(f"{where}: unknown key(s) {', '.join(sorted(extra))} ignored")
+    for sub, entry in enumerate(inner):
+        here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
+        since = reader.mark()
+        _handler(reader, info, name, index, sub, entry, group, origin, plugin_root)
+        record(reader, entry, [info], name, index, origin, here, since)
+
+
+def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, entry: Any,
+             group: Mapping[str, Any], origin: str, plugin_root: str | None) -> None:  # fmt: skip
+    """Read one handler of a matcher group into ``reader``'s hooks (or report why not)."""
+    here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
+    if not isinstance(entry, Mapping):
+        reader.entry(info, name, index, entry, origin, protocol.CLAUDE, sub, plugin_root)
+        return
+    kind = entry.get("type", "command")
+    if kind not in CLAUDE_KINDS:
+        reader.warn(f"{here}: hook type {kind!r} is not supported (only "
+                    f"{', '.join(map(repr, CLAUDE_KINDS))}); skipped")  # fmt: skip
+        return
+    common = {k: v for k, v in entry.items() if k not in CLAUDE_ONLY}
+    if kind in ("http", "prompt"):
+        common["type"] = kind
+    if kind == "mcp_tool":
+        options = _mcp_options(reader, entry, here)
+        if options is None:
+            return
+        common["command"] = f"mcp_tool {options['server']}/{options['tool']}"
+    if "matcher" in group:
+        common["matcher"] = group.get("matcher")
+    exec_args = None
+    if "args" in entry:
+        exec_args = _args(reader, entry.get("args"), here)
+        if exec_args is None:
+            return
+    hook = reader.entry(info, name, index, common, origin, protocol.CLAUDE, sub, plugin_root)
+    if hook is None:
+        return
+    if kind == "mcp_tool":
+        hook.kind, hook.options = "mcp_tool", options or {}
+    hook.exec_args = exec_args
+    hook.place = here  # messages name the handler, not only its group
+    # The handler as written, in a group of its own (what `hermes hooks import` writes).
+    hook.entry = {**({"matcher": group["matcher"]} if "matcher" in group else {}), "hooks": [entry]}
+    if not _handler_fields(reader, hook, info, entry, here):
+        reader.hooks.remove(hook)
+
+
+def _handler_fields(
+    reader: Reader, hook: ShellHook, info: EventInfo, entry: Mapping[str, Any], where: str
+) -> bool:
+    """Apply ``if``, ``async``, ``asyncRewake`` and ``onFailure``; ``False``: the hook never
+    runs (reported)."""
+    if "if" in entry:
+        rule = entry.get("if")
+        claude = hook.occurrence or (info.claude[0] if info.claude else None)
+        tool_event = claude.tool if claude is not None else info.tool_event
+        if not tool_event:
+            reader.warn(f"{where}: 'if' filters tool calls, and {hook.configured_event} has none: "
+                        "as in Claude Code this hook never runs; skipped (remove 'if' to run it "
+                        "on every occurrence)")  # fmt: skip
+            return False
+        if not isinstance(rule, str) or not rule.strip():
+            reader.warn(f"{where}: 'if' must be a permission rule such as 'Bash(git *)', not "
+                        f"{rule!r}; ignored (the hook runs on every call its matcher takes)")  # fmt: skip
+        else:
+            try:
+                hook.condition = Rule.parse(rule)
+            except BadRule as exc:
+                reader.warn(f"{where}: 'if': {exc}; ignored (the hook runs on every call its "
+                            "matcher takes)")  # fmt: skip
+    for key, attr in (("async", "background"), ("asyncRewake", "rewake")):
+        value = entry.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, bool):
+            reader.warn(f"{where}: '{key}' must be true or false, not {value!r}; ignored")
+            continue
+        setattr(hook, attr, value)
+    hook.background = hook.background or hook.rewake
+    if hook.background and hook.required:
+        reader.warn(f"{where}: a required guard must be able to block, so it runs in the "
+                    "foreground: 'async'/'asyncRewake' ignored")  # fmt: skip
+        hook.background = hook.rewake = False
+    failure = entry.get("onFailure")
+    if failure is not None:
+        if failure == "block":
+            hook.fail_closed = True
+        elif failure != "continue":
+            reader.warn(f"{where}: onFailure {failure!r} is not 'block' or 'continue'; "
+                        "using 'continue'")  # fmt: skip
+    if hook.background and hook.fail_closed:
+        reader.warn(f"{where}: a background hook's answer decides nothing, so "
+                    "onFailure/fail_closed has no effect on it")  # fmt: skip
+        hook.fail_closed = False
+    return True
+
+
+def _args(reader: Reader, value: Any, where: str) -> tuple[str, ...] | None:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    reader.warn(f"{where}: 'args' must be a list of strings (the exec form: 'command' is the "
+                f"program, run without a shell), not {value!r}; skipped")  # fmt: skip
+    return None
+
+
+def _mcp_options(reader: Reader, entry: Mapping[str, Any], where: str) -> dict[str, Any] | None:
+    server, tool, given = entry.get("server"), entry.get("tool"), entry.get("input", {})
+    if not isinstance(server, str) or not server.strip():
+        reader.warn(f"{where}: an mcp_tool hook needs 'server' (the MCP server's name); skipped")
+        return None
+    if not isinstance(tool, str) or not tool.strip():
+        reader.warn(f"{where}: an mcp_tool hook needs 'tool' (the tool's name); skipped")
+        return None
+    if not isinstance(given, Mapping):
+        reader.warn(f"{where}: 'input' must be an object of the tool's arguments; skipped")
+        return None
+    return {"server": server.strip(), "tool": tool.strip(), "input": dict(given)}
+
+
+#: Claude Code events no Hermes hook site stands for, and why (docs/dialects.md, "Claude Code
+#: events"): hooks configured under them are reported with the reason and not loaded.
+UNFIRED = {
+    "UserPromptExpansion": "Hermes' slash commands reach hooks as gateway command:<name> events "
+    "(gateway_event), not as prompt expansions",
+    "Elicitation": "MCP elicitation stays between the host's MCP client and the server; Hermes "
+    "has no hook site for it",
+    "ElicitationResult": "MCP elicitation stays between the host's MCP client and the server; "
+    "Hermes has no hook site for it",
+    "TeammateIdle": "Hermes has no agent teams",
+    "TaskCreated": "Hermes has no shared task list of agent teams (its kanban events are "
+    "kanban_task_*)",
+    "TaskCompleted": "its exit 2 refuses a task's completion, which Hermes' kanban_task_completed "
+    "(an observer, after the fact) cannot express",
+    "Setup": "Hermes has no init/maintenance run (claude --init / --maintenance)",
+    "InstructionsLoaded": "Hermes loads its context files without a hook site",
+    "CwdChanged": "Hermes has no hook site for a change of working directory",
+    "FileChanged": "Hermes has no file watcher",
+    "ConfigChange": "Hermes reads its config at start; nothing fires when it changes",
+    "WorktreeCreate": "its hook replaces Claude Code's own worktree creation; Hermes creates its "
+    "worktrees without a hook site",
+    "WorktreeRemove": "Hermes removes its worktrees without a hook site",
+    "MessageDisplay": "it concerns Claude Code's terminal rendering; Hermes' display is the "
+    "host's UI",
+    "DirectoryAdded": "Hermes has no added working directories (Claude Code's /add-dir)",
+}
+
+
+_DEPTH = 4
+
+
+def says_guard(raw: Any, depth: int = _DEPTH) -> bool:
+    """Whether ``raw`` (an entry, a Claude Code group, a list of them) declares a guard
+    anywhere inside: a true ``required`` or ``fail_closed`` (Cursor's ``failClosed``), or
+    ``onFailure: block``."""
+    if depth <= 0:
+        return False
+    if isinstance(raw, Mapping):
+        if raw.get("type") == "builtin":
+            return False  # a built-in's entry: read by builtin_plugins/switches.py
+        if raw.get("required") is True or raw.get("fail_closed") is True:
+            return True
+        if raw.get("failClosed") is True:
+            return True
+        if raw.get("onFailure") == "block":
+            return True
+        return any(says_guard(v, depth - 1) for v in raw.values())
+    if isinstance(raw, list):
+        return any(says_guard(v, depth - 1) for v in raw)
+    return False
+
+
+def record(reader: Reader, raw: Any, events: Sequence[EventInfo], name: str, index: int,
+           origin: str, where: str, since: tuple[int, int]) -> None:  # fmt: skip
+    """When ``raw`` declares a guard and reading it (since ``reader.mark()`` gave ``since``)
+    added no hook, add to ``reader.unreadable`` the hooks that make its events fail closed."""
+    if len(reader.hooks) > since[0]:
+        return
+    named = None
+    if isinstance(raw, Mapping) and raw.get("type") == "builtin":
+        named = _no_builtin(raw, events)
+        if named is None:
+            return  # a built-in's entry: read (and reported) by builtin_plugins/switches.py
+    # Under config.yaml's fail_closed_events every hook of the event is a guard.
+    if not says_guard(raw) and not all(i.name in reader.fail_closed_events for i in events):
+        return
+    why = reasons(reader.problems[since[1] :], where) + ([named] if named else [])
+    lost = hooks_for(events, name, index, origin, where, why, raw)
+    reader.unreadable += lost
+    reader.guards.append(f"{where}: a guard whose entry cannot be read")
+    blocked = " and ".join(h.event for h in lost)
+    reader.warn(f"{where}: this entry declares a guard (required / fail_closed / onFailure: "
+                f"block / fail_closed_events) but cannot be read, so {blocked} block until it is fixed")  # fmt: skip
+
+
+def _no_builtin(raw: Mapping[str, Any], events: Sequence[EventInfo]) -> str | None:
+    """Why a ``type: builtin`` entry runs no built-in on ``events`` (a name that is none, or one
+    that does not serve the event), or ``None`` when it does."""
+    from ..switches import SERVES
+
+    name = raw.get("name")
+    if not isinstance(name, str) or name not in SERVES:
+        return f"{name!r} is no built-in"
+    serves = SERVES[name]
+    if serves is not None and any(i.name not in serves for i in events):
+        return f"built-in {name!r} does not serve {', '.join(i.name for i in events)}"
+    return None
+
+
+def hooks_for(
+    events: Sequence[EventInfo],
+    name: str,
+    index: int,
+    origin: str,
+    where: str,
+    reasons: Sequence[str],
+    raw: Any,
+) -> list[ShellHook]:
+    """The ``unreadable`` hooks standing for the guard entry at ``where``, one per event."""
+    found = raw if isinstance(raw, Mapping) else {}
+    label = found.get("name") or found.get("command")
+    label = label if isinstance(label, str) and label.strip() else "unreadable guard entry"
+    why = "; ".join(reasons) or "it is not a hook entry"
+    refused = f"its entry cannot be read: {why}"
+    remedy = f"fix the entry in {origin}, then check with `hermes hooks doctor`"
+    return [
+        ShellHook(
+            event=info.name,
+            configured_event=name,
+            command=f"<unreadable entry {where}>",
+            origin=origin,
+            index=index,
+            name=label,
+            required=says_required(raw),
+            fail_closed=True,
+            kind=UNREADABLE,
+            options={"refused": refused, "remedy": remedy},
+            place=where,
+        )
+        for info in events
+    ]
+
+
+def says_required(raw: Any, depth: int = _DEPTH) -> bool:
+    """Whether ``raw`` says ``required: true`` anywhere inside."""
+    if depth <= 0:
+        return False
+    if isinstance(raw, Mapping):
+        if raw.get("required") is True:
+            return True
+        return any(says_required(v, depth - 1) for v in raw.values())
+    if isinstance(raw, list):
+        return any(says_required(v, depth - 1) for v in raw)
+    return False
+
+
+def reasons(problems: Sequence[str], where: str) -> list[str]:
+    """What the reader said about the entry at ``where``, without the place and the
+    "skipped"/"ignored" it ended with."""
+    out = []
+    for text in problems:
+        if text.startswith(f"{where}: "):
+            text = text[len(where) + 2 :]
+        for tail in ("; skipped", "; ignored"):
+            if tail in text:
+                text = text[: text.rindex(tail)]
+        out.append(text)
+    return out
+
+
+class Transport:
+    """The runner's transport for ``unreadable`` hooks: nothing ever runs (their consent is
+    refused); ``problem`` is what ``hermes hooks list`` and ``doctor`` show."""
+
+    def problem(self, hook: ShellHook) -> str | None:
+        return "nothing runs: its entry cannot be read"
+
+    def __call__(
+        self, batch: Sequence[tuple[ShellHook, processes.Command]]
+    ) -> list[processes.Outcome]:
+        return [processes.Outcome(error=str(hook.options.get("refused"))) for hook, _ in batch]

@@ -65,7 +65,7 @@ DEFAULT_TIMEOUT = 60
 #: Hook kinds that run nothing here: they send the payload to a URL (their gate: the allow-list).
 REMOTE_KINDS = frozenset({"http", "prompt"})
 #: The kind of a guard entry that cannot be read: nothing runs, its events fail closed
-#: (:mod:`.unreadable`).
+#: (:func:`.config.record`).
 UNREADABLE = "unreadable"
 MAX_TIMEOUT = 300
 #: :attr:`ShellHook.key`: event, event as written, matcher, what runs, the settings.

@@ -24,9 +24,10 @@ from hermes_hooks.loader import required_names
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
+from . import config as unreadable
 from . import processes as process
 from . import protocol as wire
-from . import sequence, unreadable
+from . import sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
 from .execution import Runner

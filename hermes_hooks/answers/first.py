@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .base import AnswerType
-from .dialect import context_of, mapping, retag, says_block, specific, text
-from .explain import Vocabulary
+from .base import AnswerType, Vocabulary, context_of, mapping, retag, says_block, specific, text
 from .results import (
     CompressAnswer,
     DispatchAnswer,

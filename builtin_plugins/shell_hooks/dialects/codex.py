@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_hooks.answers.dialect import text
+from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, session_of
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_hooks.answers.dialect import text
+from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, millis
 
