@@ -121,10 +121,8 @@ OUTER = (
     "hermes_hooks.__main__",
     "hermes_hooks.demo",
     "hermes_hooks.replay",
-    "hermes_hooks.hermes.agent",
-    "hermes_hooks.hermes.patch",
+    "hermes_hooks.hermes",  # the Hermes Agent bridge: plugin, patch, hand-over script
     "hermes_hooks.docgen",  # a tool for this repository's docs: it reads every layer
-    "hermes_hooks.hermes.handover",
     "hermes_hooks.runtime",
 )
 #: The core: everything else of ``hermes_hooks`` (the hookspecs included), not a built-in.
