@@ -202,6 +202,23 @@ def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
     assert sorted(loaded & (SHELL | BUILTIN)) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["hermes_hooks.builtin_plugins.dangerous_patterns", "hermes_hooks.builtin_plugins.http_post"],
+)
+def test_a_built_in_that_needs_one_shell_module_does_not_load_the_shell_source(name):
+    """``shell_hooks/__init__`` exports its names lazily: a built-in that reads one module of
+    the package (the dialects' shell tool names, the URL allow-list) loads that module, not the
+    whole shell-hook source with its processes, workers and consent."""
+    code = f"import sys, {name}\nprint('\\n'.join(sorted(sys.modules)))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = set(out.stdout.split())
+    heavy = {f"hermes_hooks.builtin_plugins.shell_hooks.{m}" for m in ("source", "execution")}
+    assert sorted(loaded & heavy) == []
+
+
 #: The public surface: the host API (``load``, ``Hooks``, the results and markers it exports),
 #: what a spec author writes with (the markers' ``event``, the contract (with the dialects' fields),
 #: the answer types, the typed results), the pytest fixtures, and the specs themselves. Every
