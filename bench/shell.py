@@ -20,8 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from hermes_hooks.builtin_plugins.shell_hooks import processes, protocol
+
 import hermes_hooks
-from hermes_hooks import process, wire
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 BEGIN, END = "<!-- shell:begin -->", "<!-- shell:end -->"
@@ -155,7 +156,7 @@ def main() -> None:
             p.write_text(SLEEPER)
             p.chmod(0o755)
             sleepers.append(str(p))
-        payload = wire.encode(wire.hermes_payload("pre_tool_call", ARGS, os.getcwd()))
+        payload = protocol.encode(protocol.hermes_payload("pre_tool_call", ARGS, os.getcwd()))
         workers = []
         for i in range(5):
             p = root / f"worker{i}.py"
@@ -173,7 +174,7 @@ def main() -> None:
         # The same firing, with a transport that answers at once: the runner's own cost.
         bare_runner = load(root / "runner", "pre_tool_call", workers[:1], persistent=True)
         runner = bare_runner.records["builtin:shell_hooks"].plugin.runner
-        runner.transports["worker"] = lambda batch: [process.Outcome(0) for _ in batch]
+        runner.transports["worker"] = lambda batch: [processes.Outcome(0) for _ in batch]
         bash = load(root / "bash", "pre_tool_call", [str(bash_worker)], persistent=True)
         reps = 10  # a worker's event is short: more samples of it in each round
         single = interleaved(

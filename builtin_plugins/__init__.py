@@ -17,7 +17,7 @@ host without shell hooks pays nothing for the shell adapter, ``asyncio`` or the 
 ``setup`` still has the last word. Each built-in reads its own declaration back with
 :func:`declared`, and every table that lists built-ins is derived from :data:`DECLARED`
 (:data:`BUILTINS`, :data:`LIBRARY`, the tables of :mod:`.switches`,
-``CONFIG_KEYS``, which the runtime builder gives ``hermes_hooks.configcheck``); ``tests/test_builtin_declarations.py`` checks each
+``CONFIG_KEYS``, which the runtime builder gives ``hermes_hooks.config``); ``tests/test_builtin_declarations.py`` checks each
 declaration against its module.
 
 A switch is turned on by its top-level key in config.yaml or by ``{type: builtin, name: NAME}``

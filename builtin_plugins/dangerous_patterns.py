@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins.shell_hooks.consent import file_sha256
+from hermes_hooks.builtin_plugins.shell_hooks.dialects import shell_tools
 
-from hermes_hooks.consent import file_sha256
-from hermes_hooks.dialects import shell_tools
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.shell_syntax import parse
 from hermes_hooks.sources import SourceBase, builtin_rows

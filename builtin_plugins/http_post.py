@@ -13,9 +13,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.builtin_plugins import switches
+from hermes_hooks.builtin_plugins.shell_hooks.web import (
+    fill_headers,
+    post_json,
+    refusal,
+    variable_names,
+    web_url,
+)
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.http import fill_headers, post_json, refusal, variable_names, web_url
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase, builtin_rows
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.builtin_plugins import declared, switches
 
+from hermes_hooks.answers.results import PromptDecision, ToolDecision
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.results import PromptDecision, ToolDecision
 from hermes_hooks.sources import SourceBase, builtin_rows
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks.catalogue import EventInfo
-from hermes_hooks.policy import required_names
+from hermes_hooks.loader import required_names
 from hermes_hooks.sources import SourceBase, blocking_impl, builtin_rows
 
 if TYPE_CHECKING:

@@ -20,11 +20,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
-    from .catalogue import UnknownEvent
-    from .context import HostUnavailable, PluginContext
-    from .hooks import Hooks
-    from .markers import hookimpl, hookspec
-    from .results import (
+    from .answers.results import (
         CommandDecision,
         CompressAnswer,
         DispatchAnswer,
@@ -33,6 +29,10 @@ if TYPE_CHECKING:
         ToolDecision,
         VerifyAnswer,
     )
+    from .catalogue import UnknownEvent
+    from .context import HostUnavailable, PluginContext
+    from .hooks import Hooks
+    from .markers import hookimpl, hookspec
 
 _LAZY = {
     "hookimpl": "markers",
@@ -41,13 +41,13 @@ _LAZY = {
     "PluginContext": "context",
     "HostUnavailable": "context",
     "UnknownEvent": "catalogue",
-    "ToolDecision": "results",
-    "PromptDecision": "results",
-    "PermissionAnswer": "results",
-    "VerifyAnswer": "results",
-    "CompressAnswer": "results",
-    "DispatchAnswer": "results",
-    "CommandDecision": "results",
+    "ToolDecision": "answers.results",
+    "PromptDecision": "answers.results",
+    "PermissionAnswer": "answers.results",
+    "VerifyAnswer": "answers.results",
+    "CompressAnswer": "answers.results",
+    "DispatchAnswer": "answers.results",
+    "CommandDecision": "answers.results",
 }
 
 __all__ = [
@@ -105,7 +105,7 @@ def load(
         before any plugin loads (config ``hookspecs: [dotted.module, ...]`` adds more).
     :param hermes_plugins: load Hermes-style plugins (plugin directories and
         ``hermes_agent.plugins`` entry points). Hermes Agent loads those itself when it hosts
-        hermes-hooks (:mod:`hermes_hooks.hermes_agent`), which passes ``False``.
+        hermes-hooks (:mod:`hermes_hooks.hermes.agent`), which passes ``False``.
     :param ask: how a person is asked to approve a shell hook at its first firing: a callable
         (the host's own UI) gets the question (the command, its script and sha256, where it is
         configured) and returns ``True`` to approve; ``False`` asks nobody (unapproved hooks do

@@ -5,7 +5,7 @@ Renders ``docs/events.md`` from the hookspecs, and the generated parts of two ot
 
 Besides the events reference it rewrites, between begin/end markers, each agent's event table of
 ``docs/dialects.md`` (from the ``dialects=`` of the hookspecs) and the list of events Hermes Agent
-never fires in ``docs/hermes-agent.md`` (from :data:`hermes_hooks.hermes_agent.HERMES_0_19_HOOKS`
+never fires in ``docs/hermes-agent.md`` (from :data:`hermes_hooks.hermes.agent.HERMES_0_19_HOOKS`
 and the catalogue). A test fails when a committed page differs from what this renders, so the
 references can never drift from the catalogue.
 """
@@ -101,7 +101,7 @@ def claude_lines(info: catalogue.EventInfo) -> list[str]:
 
 def dialect_line(info: catalogue.EventInfo) -> list[str]:
     """The events of other agents' dialects the event stands for (docs/dialects.md)."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     parts = [
         f"{DIALECTS[d].label if d in DIALECTS else d} " + ", ".join(f"`{e.name}`" for e in events)
@@ -200,7 +200,7 @@ def fill(page: str, parts: dict[str, str]) -> str:
 def dialect_table(dialect: str) -> str:
     """The table of one agent's events in ``docs/dialects.md``: each event of the agent the
     hookspecs declare, the event of ours it stands for, its fields, matcher and answers."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     agent = DIALECTS[dialect]
     has_matcher = any(
@@ -225,14 +225,14 @@ def dialect_table(dialect: str) -> str:
 
 def dialects_parts() -> dict[str, str]:
     """The generated parts of ``docs/dialects.md``: one table per dialect."""
-    from .dialects import DIALECTS
+    from hermes_hooks.builtin_plugins.shell_hooks.dialects import DIALECTS
 
     return {f"{name} events": dialect_table(name) for name in DIALECTS}
 
 
 def unfired_list() -> str:
     """The events Hermes Agent never fires, each with its Claude Code names."""
-    from .hermes_agent import unfired_events
+    from hermes_hooks.hermes.agent import unfired_events
 
     items = [
         f"`{event}`" + (f" ({', '.join(f'`{n}`' for n in claude)})" if claude else "")

@@ -14,13 +14,13 @@ from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from .answers.results import CommandDecision, redacted
 from .bus import EventBus
 from .catalogue import EventInfo
-from .configcheck import manifest_seconds
+from .config import manifest_seconds
 from .dispatch import Dispatcher, run_sync
 from .manager import HookManager, PluginRecord
 from .registries import PluginRegistries
-from .results import CommandDecision, redacted
 from .trace import Tracer
 from .typed import TypedHelpers
 from .watchdog import DEFAULT_WATCHDOG, Watchdog

@@ -6,28 +6,40 @@ Discovery never imports plugin code: names are filtered by the allow/deny lists 
 disabled plugin is never imported. Plugins are then registered in reverse discovery order, because
 pluggy calls the most recently registered plugin first: the result is that hooks run in discovery
 order (see ``docs/writing-plugins.md``, "Order").
+
+Which plugins may load: config ``plugins.enabled`` / ``plugins.disabled`` and the
+environment switches, applied before anything is imported.
+
+Importing plugin code from files and directories (plugin directories, gateway handlers).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
+import importlib.util
 import inspect
 import logging
 import os
 import re
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import env_flag, read_yaml
-from .configcheck import check_manifest, manifest_int, manifest_seconds
+from .config import (
+    check_manifest,
+    env_flag,
+    env_list,
+    manifest_int,
+    manifest_seconds,
+    read_yaml,
+    section,
+)
 from .faults import escapes
-from .importing import ensure_package, has_hookimpls, import_file, register_function
-from .policy import Policy, required_names
 from .records import PluginRecord
 
 if TYPE_CHECKING:
@@ -138,7 +150,7 @@ def _mtime(folder: str) -> int:
 
 def scan_entry_points(groups: Iterable[str] = (NATIVE_GROUP, HERMES_GROUP)) -> list[Candidate]:
     """Entry points of ``groups``, sorted by distribution name then entry-point name. Our own
-    entry point (the bridge into Hermes Agent, :mod:`hermes_hooks.hermes_agent`) is never a
+    entry point (the bridge into Hermes Agent, :mod:`hermes_hooks.hermes.agent`) is never a
     candidate: loading it into ourselves would recurse."""
     path = tuple(sys.path)
     visible = _environment(path, tuple(_mtime(folder) for folder in path))
@@ -267,7 +279,6 @@ def _record(
 
 def describe(exc: BaseException) -> str:
     """A plugin's failure in one line (the whole traceback logged too with ``--verbose``)."""
-    from .importing import describe_failure
 
     if env_flag("HERMES_HOOKS_DEBUG"):  # --verbose: the whole traceback, file and line each
         log.warning("plugin failure:", exc_info=exc)
@@ -374,3 +385,162 @@ def import_directory(path: Path, name: str) -> types.ModuleType:
 
 
 __all__ = ["Candidate", "Policy", "describe", "discover", "load_plugins"]
+
+
+@dataclass
+class Policy:
+    """Which plugin names may load: config ``plugins.enabled``/``plugins.disabled`` and env."""
+
+    enabled: set[str] | None
+    disabled: set[str]
+    env_allow: set[str] | None
+    env_deny: set[str]
+    autoload: bool
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Policy:
+        enabled = section(config, "plugins", "enabled")
+        disabled = section(config, "plugins", "disabled")
+        allow = env_list("HERMES_HOOKS_PLUGINS")
+        return cls(
+            enabled=set(map(str, enabled)) if isinstance(enabled, list) else None,
+            disabled=set(map(str, disabled)) if isinstance(disabled, list) else set(),
+            env_allow=set(allow) if allow is not None else None,
+            env_deny=set(env_list("HERMES_HOOKS_DISABLED") or []),
+            autoload=not env_flag("HERMES_HOOKS_DISABLE_AUTOLOAD"),
+        )
+
+    def refusal(
+        self, name: str, *, distribution: str | None = None, entrypoint: bool = False
+    ) -> str | None:
+        """Why the plugin ``name`` (of ``distribution``, found as an entry point or not) may not
+        load, or ``None``."""
+        names = {name}
+        if distribution:
+            names.add(distribution)
+        if names & self.env_deny:
+            return "disabled by HERMES_HOOKS_DISABLED"
+        if names & self.disabled:
+            return "disabled by plugins.disabled in config"
+        if self.env_allow is not None and not names & self.env_allow:
+            return "not in HERMES_HOOKS_PLUGINS"
+        if self.enabled is not None and not names & self.enabled:
+            return "not in plugins.enabled in config"
+        if entrypoint and not self.autoload and self.env_allow is None:
+            return "entry-point autoload is off (HERMES_HOOKS_DISABLE_AUTOLOAD)"
+        return None
+
+
+def required_names(config: Mapping[str, Any]) -> list[str]:
+    """The names ``plugins.required`` lists (a string is a one-item list)."""
+    plugins = config.get("plugins")
+    named = plugins.get("required") if isinstance(plugins, Mapping) else None
+    if isinstance(named, str):
+        named = [named]
+    return [str(n) for n in named] if isinstance(named, list) else []
+
+
+def ensure_package(name: str, path: list[str] | None = None) -> types.ModuleType:
+    """A (namespace-like) package module called ``name`` in ``sys.modules``, created if needed."""
+    package = sys.modules.get(name)
+    if package is None:
+        package = types.ModuleType(name)
+        package.__path__ = list(path or [])
+        sys.modules[name] = package
+    return package
+
+
+def import_file(
+    module_name: str, file: Path, *, package_path: Path | None = None
+) -> types.ModuleType:
+    """Import ``file`` as ``module_name`` (a package rooted at ``package_path`` when given, so
+    relative imports inside it work). A module that fails to import is not left behind."""
+    spec = importlib.util.spec_from_file_location(
+        module_name,
+        file,
+        submodule_search_locations=[str(package_path)] if package_path is not None else None,
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {file}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
+
+
+def host_hookspecs(config: Mapping[str, Any], origin: Path | None) -> list[Any]:
+    """The modules config ``hookspecs:`` names (a host's own events), imported; one that
+    cannot be imported is reported and skipped."""
+    names = config.get("hookspecs") or []
+    if isinstance(names, str):
+        names = [names]
+    where = origin or "the config"
+    if not isinstance(names, list):
+        log.warning("%s: hookspecs must be a list of module names; ignored", where)
+        return []
+    modules = []
+    for name in names:
+        try:
+            modules.append(importlib.import_module(str(name)))
+        except BaseException as exc:
+            if escapes(exc):
+                raise
+            log.warning(
+                "%s: hookspecs module %r cannot be imported: %s",
+                where,
+                name,
+                f"{type(exc).__name__}: {exc}",
+            )
+    return modules
+
+
+def describe_failure(exc: BaseException) -> str:
+    """``"ImportError: no module named x (at /path/plugin/__init__.py:3)"``: the exception and
+    the file and line where the plugin's code raised it (a syntax error's own file and line)."""
+    import os
+    import traceback
+
+    text = f"{type(exc).__name__}: {exc}"
+    where = None
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f"{exc.filename}:{exc.lineno}"
+    else:
+        ours = os.path.dirname(os.path.abspath(__file__))
+        frames = [
+            f
+            for f in traceback.extract_tb(exc.__traceback__)
+            if not f.filename.startswith("<") and not f.filename.startswith(ours)
+        ]
+        if frames:
+            where = f"{frames[-1].filename}:{frames[-1].lineno}"
+    return f"{text} (at {where})" if where and where not in text else text
+
+
+def register_function(target: Any, *, by_entry_point: bool = False) -> Any:
+    """A plugin's Hermes-style ``register(ctx)``, or ``None``."""
+    if inspect.ismodule(target) or inspect.isclass(target):
+        fn = getattr(target, "register", None)
+        return fn if callable(fn) else None
+    if callable(target) and by_entry_point:
+        return target  # `pkg:register`: the entry point names the callable itself
+    fn = getattr(target, "register", None)
+    return fn if callable(fn) else None
+
+
+def has_hookimpls(target: Any) -> bool:
+    """Whether ``target`` holds ``@hookimpl`` functions of its own."""
+    from .markers import PROJECT
+
+    attr = f"{PROJECT}_impl"
+    for name in dir(target):
+        try:
+            value = getattr(target, name)
+        except Exception:
+            continue
+        if getattr(value, attr, None) is not None and not hasattr(value, "__hermes_callback__"):
+            return True
+    return False

@@ -1,5 +1,5 @@
 """Internal: the one runtime builder. :func:`hermes_hooks.load`, every CLI command and the Hermes
-Agent bridge (:mod:`hermes_hooks.hermes_agent`) build their :class:`~hermes_hooks.Hooks` here,
+Agent bridge (:mod:`hermes_hooks.hermes.agent`) build their :class:`~hermes_hooks.Hooks` here,
 with the same sources in the same order.
 
 This is the one module of the core that imports the built-ins (:mod:`hermes_hooks.builtin_plugins`):
@@ -54,11 +54,9 @@ def build_runtime(
     (see the module's docstring). ``builtins=False`` leaves every built-in out (tests of the
     dispatcher alone)."""
     from .builtin_plugins import CONFIG_KEYS
-    from .config import env_flag, find_home, load_config
-    from .configcheck import check_config
+    from .config import check_config, env_flag, find_home, load_config
     from .hooks import Hooks
-    from .importing import host_hookspecs
-    from .loader import load_plugins
+    from .loader import host_hookspecs, load_plugins
 
     root = find_home(home)
     loaded = load_config(root, config)

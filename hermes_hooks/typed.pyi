@@ -7,7 +7,7 @@ edit by hand.
 from collections.abc import Awaitable, Mapping
 from typing import Any
 
-from .results import (
+from .answers.results import (
     CommandDecision,
     CompressAnswer,
     DispatchAnswer,

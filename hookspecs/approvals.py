@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Observe, PermissionAnswers
+from hermes_hooks.answers.results import PermissionAnswer
 from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const
 from hermes_hooks.markers import event
-from hermes_hooks.results import PermissionAnswer
 
 
 @event(

@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import CompressAnswers, Observe
+from hermes_hooks.answers.results import CompressAnswer
 from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg
 from hermes_hooks.markers import event
-from hermes_hooks.results import CompressAnswer
 
 
 @event(

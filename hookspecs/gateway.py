@@ -6,8 +6,8 @@ from collections.abc import Awaitable, Mapping
 from typing import Any
 
 from hermes_hooks.answers import CommandAnswers, DispatchAnswers
+from hermes_hooks.answers.results import CommandDecision, DispatchAnswer
 from hermes_hooks.markers import event
-from hermes_hooks.results import CommandDecision, DispatchAnswer
 
 #: The event types ``hooks.emit`` carries (what Hermes Agent's gateway fires), with the context
 #: keys each passes. ``command:*`` stands for every ``command:<name>``. HOOK.yaml validation and

@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_hooks import contract
 from hermes_hooks.answers import Context, Observe, PromptAnswers, Transform, VerifyAnswers
+from hermes_hooks.answers.results import PromptDecision, VerifyAnswer
 from hermes_hooks.contract import AgentEvent, ClaudeEvent, arg, const, flag, optional
-from hermes_hooks.dialects import fields as f
 from hermes_hooks.markers import event
-from hermes_hooks.results import PromptDecision, VerifyAnswer
 
 
 @event(
     Context(),
     docker=("before_llm_call",),
-    dialects={"gemini": (AgentEvent("BeforeModel", fields={"llm_request": f.llm_request}),)},
+    dialects={"gemini": (AgentEvent("BeforeModel", fields={"llm_request": contract.llm_request}),)},
     plain_text_context=True,
     example={
         "session_id": "test-session",
@@ -73,7 +73,8 @@ def pre_llm_call(
     dialects={
         "gemini": (
             AgentEvent(
-                "AfterModel", fields={"llm_request": f.llm_request, "llm_response": f.llm_response}
+                "AfterModel",
+                fields={"llm_request": contract.llm_request, "llm_response": contract.llm_response},
             ),
         ),
         "cursor": (AgentEvent("afterAgentResponse", fields={"text": arg("assistant_response")}),),

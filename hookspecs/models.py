@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_hooks.answers import Context, VetoAnswers
+from hermes_hooks.answers.results import PromptDecision
 from hermes_hooks.contract import ClaudeEvent, arg, optional
 from hermes_hooks.markers import event
-from hermes_hooks.results import PromptDecision
 
 #: The fields Claude Code's PreModelSwitch and PostModelSwitch payloads carry.
 _SWITCH_FIELDS = {

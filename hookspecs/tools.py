@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_hooks import contract
 from hermes_hooks.answers import Context, ToolAnswers, Transform
+from hermes_hooks.answers.results import ToolDecision
 from hermes_hooks.contract import (
     AgentEvent,
     ClaudeEvent,
@@ -20,9 +22,7 @@ from hermes_hooks.contract import (
     optional,
     tool_response,
 )
-from hermes_hooks.dialects import fields as f
 from hermes_hooks.markers import event
-from hermes_hooks.results import ToolDecision
 
 
 @event(
@@ -59,32 +59,36 @@ from hermes_hooks.results import ToolDecision
         "cursor": (
             AgentEvent(
                 "beforeShellExecution",
-                fields={"command": f.arg_of("command"), "cwd": f.cwd, "sandbox": const(False)},
-                when=f.tool_is("terminal"),
+                fields={
+                    "command": contract.arg_of("command"),
+                    "cwd": contract.cwd,
+                    "sandbox": const(False),
+                },
+                when=contract.tool_is("terminal"),
                 matcher="command",
                 matches_text=True,
                 answers="permission, user_message, agent_message",
             ),
             AgentEvent(
                 "beforeMCPExecution",
-                fields={"tool_name": arg("tool_name"), "tool_input": f.args_text},
-                when=f.mcp_tool,
+                fields={"tool_name": arg("tool_name"), "tool_input": contract.args_text},
+                when=contract.mcp_tool,
                 matcher="tool_name",
                 answers="permission, user_message, agent_message",
             ),
             AgentEvent(
                 "beforeReadFile",
                 fields={
-                    "file_path": f.arg_of("path"),
-                    "content": f.file_content,
+                    "file_path": contract.arg_of("path"),
+                    "content": contract.file_content,
                     "attachments": const([]),
                 },
-                when=f.tool_is("read_file"),
+                when=contract.tool_is("read_file"),
                 answers="permission",
             ),
             AgentEvent(
                 "preToolUse",
-                fields={"tool_use_id": arg("tool_call_id"), "cwd": f.cwd},
+                fields={"tool_use_id": arg("tool_call_id"), "cwd": contract.cwd},
                 matcher="tool_name",
                 tool=True,
                 answers="decision/permission, reason, updated_input",
@@ -202,7 +206,7 @@ def pre_tool_call(
         "gemini": (
             AgentEvent(
                 "AfterTool",
-                fields={"tool_response": f.gemini_tool_response},
+                fields={"tool_response": contract.gemini_tool_response},
                 matcher="tool_name",
                 tool=True,
                 answers="decision deny + reason, hookSpecificOutput.additionalContext",
@@ -225,37 +229,37 @@ def pre_tool_call(
             AgentEvent(
                 "afterShellExecution",
                 fields={
-                    "command": f.arg_of("command"),
-                    "output": f.result_text,
-                    "duration": f.duration,
+                    "command": contract.arg_of("command"),
+                    "output": contract.result_text,
+                    "duration": contract.duration,
                 },
-                when=f.tool_is("terminal"),
+                when=contract.tool_is("terminal"),
                 matcher="command",
                 matches_text=True,
             ),
             AgentEvent(
                 "afterFileEdit",
-                fields={"file_path": f.arg_of("path"), "edits": f.edits},
-                when=f.tool_is("write_file", "patch"),
+                fields={"file_path": contract.arg_of("path"), "edits": contract.edits},
+                when=contract.tool_is("write_file", "patch"),
             ),
             AgentEvent(
                 "afterMCPExecution",
                 fields={
                     "tool_name": arg("tool_name"),
-                    "tool_input": f.args_text,
-                    "result_json": f.result_text,
-                    "duration": f.duration,
+                    "tool_input": contract.args_text,
+                    "result_json": contract.result_text,
+                    "duration": contract.duration,
                 },
-                when=f.mcp_tool,
+                when=contract.mcp_tool,
                 matcher="tool_name",
             ),
             AgentEvent(
                 "postToolUse",
                 fields={
                     "tool_use_id": arg("tool_call_id"),
-                    "tool_output": f.result_text,
-                    "cwd": f.cwd,
-                    "duration": f.duration,
+                    "tool_output": contract.result_text,
+                    "cwd": contract.cwd,
+                    "duration": contract.duration,
                 },
                 matcher="tool_name",
                 tool=True,
@@ -263,7 +267,9 @@ def pre_tool_call(
             ),
         ),
         "copilot": (
-            AgentEvent("postToolUse", fields={"toolResult": f.copilot_tool_result}, tool=True),
+            AgentEvent(
+                "postToolUse", fields={"toolResult": contract.copilot_tool_result}, tool=True
+            ),
         ),
     },  # fmt: skip
     hermes_returns_ignored=True,

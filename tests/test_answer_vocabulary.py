@@ -1,4 +1,4 @@
-"""An answer type's readable keys are one table, its :class:`~hermes_hooks.answers.explain.Vocabulary`:
+"""An answer type's readable keys are one table, its :class:`~hermes_hooks.answers.base.Vocabulary`:
 ``explain`` reads it to say why an answer was ignored, ``normalise`` reads its accepted values,
 and these tests check that the keys ``normalise`` reads are exactly the table's, so an answer
 that explain calls unread is never read, and one it calls read always is."""

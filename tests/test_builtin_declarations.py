@@ -20,7 +20,7 @@ from hermes_hooks.builtin_plugins import (
     switches,
 )
 
-from hermes_hooks import catalogue, configcheck
+from hermes_hooks import catalogue, config
 
 PACKAGE = "hermes_hooks.builtin_plugins"
 ROOT = Path(__file__).resolve().parent.parent / "builtin_plugins"
@@ -77,7 +77,7 @@ def test_the_tables_that_list_builtins_are_read_off_the_declarations():
     assert switches.POSITIONAL == {s.name: s.main_arg for s in SWITCHES.values() if s.main_arg}
     assert set(switches._LISTS) == {s.name for s in SWITCHES.values() if s.list_arg}
     assert set(SWITCHES) | {k for b in DECLARED for k in b.config} <= set(CONFIG_KEYS)
-    assert not set(CONFIG_KEYS) & set(configcheck.TOP_LEVEL)  # the core lists only its own
+    assert not set(CONFIG_KEYS) & set(config.TOP_LEVEL)  # the core lists only its own
 
 
 def test_the_library_implements_each_of_its_declared_switches():

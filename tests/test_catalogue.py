@@ -124,7 +124,9 @@ def test_examples_only_use_declared_arguments():
 def test_the_claude_code_payload_of_an_event_reads_back_as_its_arguments(name):
     """What a Claude Code hook reads on stdin, saved for ``hermes hooks test --payload-file``, is
     accepted, and the fields every event may carry come back as the host's arguments."""
-    from hermes_hooks import payloads, wire
+    from hermes_hooks.builtin_plugins.shell_hooks import protocol as wire
+
+    from hermes_hooks.cli import payloads
 
     info = catalogue.events()[name]
     kwargs = {**info.example, "effort": "high"}
@@ -149,7 +151,9 @@ _SESSIONS = ("session_id", "parent_session_id")
 def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(name, protocol):
     """A payload's ``session_id`` is the host's ``session_id``, or a sub-agent event's
     ``parent_session_id`` when it has no ``session_id`` (as both payloads are built)."""
-    from hermes_hooks import payloads, wire
+    from hermes_hooks.builtin_plugins.shell_hooks import protocol as wire
+
+    from hermes_hooks.cli import payloads
 
     info = catalogue.events()[name]
     session = next(a for a in _SESSIONS if a in info.args)
@@ -164,7 +168,9 @@ def test_the_session_a_payload_carries_reads_back_as_the_argument_it_came_from(n
 
 
 def test_claude_codes_tool_calls_of_a_batch_read_back_as_the_hosts():
-    from hermes_hooks import payloads, wire
+    from hermes_hooks.builtin_plugins.shell_hooks import protocol as wire
+
+    from hermes_hooks.cli import payloads
 
     info = catalogue.events()["post_tool_batch"]
     calls = [{"tool_name": "read_file", "args": {"path": "a.py"}, "tool_call_id": "c1",
@@ -177,7 +183,7 @@ def test_claude_codes_tool_calls_of_a_batch_read_back_as_the_hosts():
 
 def test_a_claude_code_flag_reads_back_as_the_argument_it_came_from():
     """Stop's ``stop_hook_active`` (a hook's loop guard) survives a saved payload."""
-    from hermes_hooks import payloads
+    from hermes_hooks.cli import payloads
 
     info = catalogue.events()["pre_verify"]
     sent = {"hook_event_name": "Stop", "session_id": "s", "stop_hook_active": True}
@@ -195,7 +201,7 @@ def test_a_claude_code_flag_reads_back_as_the_argument_it_came_from():
     ],
 )  # fmt: skip
 def test_an_unknown_payload_key_is_refused_listing_what_that_form_accepts(payload, listed):
-    from hermes_hooks import payloads
+    from hermes_hooks.cli import payloads
 
     with pytest.raises(payloads.PayloadError) as refused:
         payloads.to_kwargs(catalogue.events()["pre_tool_call"], payload)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import hermes_hooks
-from hermes_hooks.answers.dialect import RETRY
+from hermes_hooks.answers.base import RETRY
 from tests.shell_helpers import write_settings
 
 
@@ -128,7 +128,8 @@ def test_events_that_cannot_fire_are_reported_with_the_reason(
 
 
 def test_every_claude_code_event_is_either_fired_or_explained() -> None:
-    from builtin_plugins.shell_hooks.claude_entries import UNFIRED
+    from hermes_hooks.builtin_plugins.shell_hooks.config import UNFIRED
+
     from hermes_hooks import catalogue
 
     fired = {c.name for info in catalogue.events().values() for c in info.claude}

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks.matching import Rule, bash_matches, path_matches
 
 import hermes_hooks
-from builtin_plugins.shell_hooks.rules import Rule, bash_matches, path_matches
 from tests.shell_helpers import shell_plugin, write_settings
 
 
@@ -425,7 +425,7 @@ def test_permission_request_allow_with_updated_input_rewrites_the_call(
 
 def test_permission_answer_args_from_python_and_deny_keeps_none() -> None:
     from hermes_hooks.answers import PermissionAnswers
-    from hermes_hooks.results import InvalidAnswer, PermissionAnswer
+    from hermes_hooks.answers.results import InvalidAnswer, PermissionAnswer
 
     read = PermissionAnswers().normalise
     assert read({"action": "allow", "args": {"command": "ls"}}, "p").args == {"command": "ls"}
@@ -451,7 +451,7 @@ def test_permission_answer_args_from_python_and_deny_keeps_none() -> None:
     ],
 )
 def test_an_if_rule_matches_each_simple_command_the_line_runs(command: str) -> None:
-    from hermes_hooks.builtin_plugins.shell_hooks.rules import Rule
+    from hermes_hooks.builtin_plugins.shell_hooks.matching import Rule
 
     rule = Rule.parse("Bash(rm *)")
     assert rule.matches("terminal", {"command": command}, cwd="/", project="/")

@@ -343,7 +343,7 @@ print(json.dumps({"status": rec.status, "error": rec.error, "hooks": own}))
 
 
 def test_our_hermes_script_is_installed_and_answers_version_and_hooks(agent, env):
-    assert "hermes_hooks.handover" in agent.script("hermes").read_text()
+    assert "hermes_hooks.hermes.handover" in agent.script("hermes").read_text()
     version = agent.cli("hermes", "--version", **env).stdout.strip().splitlines()
     assert len(version) >= 2  # Hermes Agent's version first, then ours
     assert version[-1] == f"hermes-hooks {hermes_hooks.__version__}"

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import dialects
 
-from hermes_hooks import catalogue, dialects
+from hermes_hooks import catalogue
 
 PAGE = (Path(__file__).resolve().parents[1] / "docs" / "dialects.md").read_text()
 

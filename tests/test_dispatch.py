@@ -157,7 +157,7 @@ def test_the_same_context_twice_in_one_answer_is_given_once(event):
     ],
 )
 def test_retry_is_feedback_for_a_denied_call_and_context_nowhere_else(event, kept):
-    from hermes_hooks.answers.dialect import RETRY
+    from hermes_hooks.answers.base import RETRY
 
     answer_type = events()[event].answer
     answer = answer_type.normalise({"hookSpecificOutput": {"retry": True}}, "s")
@@ -569,7 +569,7 @@ def test_plain_shapes_read_the_same_on_the_fast_path_and_the_general_one(raw):
 
 
 def test_a_checked_decision_equals_a_built_one():
-    from hermes_hooks.results import ToolDecision
+    from hermes_hooks.answers.results import ToolDecision
 
     fast = ToolDecision._checked("block", "m", None, None, None, "s")
     assert fast == ToolDecision(action="block", message="m", source="s")

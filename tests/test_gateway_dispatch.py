@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hermes_hooks.builtin_plugins.gateway_manifest import matches
+from hermes_hooks.builtin_plugins.gateway_hooks.manifest import matches
 
 import hermes_hooks
 from hermes_hooks import CommandDecision, hookimpl

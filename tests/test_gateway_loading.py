@@ -11,7 +11,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hermes_hooks.builtin_plugins import gateway_manifest
+from hermes_hooks.builtin_plugins.gateway_hooks import manifest as gateway_manifest
 
 import hermes_hooks
 
@@ -365,7 +365,7 @@ def test_docs_page_covers_every_gateway_event_and_its_context_keys():
 
 
 def test_hook_yaml_typo_suggestions_come_from_the_catalogue():
-    from hermes_hooks.builtin_plugins.gateway_manifest import suggest
+    from hermes_hooks.builtin_plugins.gateway_hooks.manifest import suggest
 
     assert suggest("agent:strat") == "agent:start"
     assert suggest("sesion:*") == "session:*"

@@ -83,7 +83,7 @@ def test_other_commands_match_hermes_alone(both, home):
 
 
 def test_a_missing_hermes_script_is_detected_and_the_fix_named(both, home):
-    code = "from hermes_hooks.handover import script_problems; print(script_problems())"
+    code = "from hermes_hooks.hermes.handover import script_problems; print(script_problems())"
     assert both.py(code).stdout.strip() == "[]"
     script = both.script("hermes")
     saved = script.read_bytes()

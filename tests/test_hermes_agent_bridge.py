@@ -463,7 +463,7 @@ def test_a_guard_edited_after_approval_is_asked_about_again_under_hermes_chat_on
     assert scene.target.exists()  # approved again as it is: it ran, let the call through
     approvals = json.loads((scene.home / "shell-hooks-allowlist.json").read_text())["approvals"]
     [entry] = [a for a in approvals if a["command"] == guard]
-    assert entry["sha256"] == hermes_hooks.consent.file_sha256(guard)
+    assert entry["sha256"] == hermes_hooks.builtin_plugins.shell_hooks.consent.file_sha256(guard)
 
 
 def test_a_guard_edited_after_approval_blocks_headless_hermes_chat_saying_how(bridged, tmp_path):

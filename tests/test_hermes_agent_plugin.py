@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 
 import hermes_hooks
-from hermes_hooks import hermes_agent
+from hermes_hooks.hermes import agent
 from hermes_hooks.loader import HERMES_GROUP, scan_entry_points
 from tests.conftest import native_plugin
 
 
 def test_our_entry_point_is_installed_for_hermes_but_never_loaded_into_ourselves():
     ours = [ep for ep in entry_points(group=HERMES_GROUP) if ep.name == "hermes-hooks"]
-    assert [ep.value for ep in ours] == ["hermes_hooks.hermes_agent"]
+    assert [ep.value for ep in ours] == ["hermes_hooks.hermes.agent"]
     assert all(not (c.path or "").startswith("hermes_hooks") for c in scan_entry_points())
 
 
@@ -37,7 +37,7 @@ def test_bridged_loading_leaves_directory_plugins_to_hermes(home, plugin_dir):
 
 
 def test_unfired_events_name_the_claude_code_events_hermes_0_19_never_fires():
-    unfired = hermes_agent.unfired_events()
+    unfired = agent.unfired_events()
     for event, claude in [
         ("user_prompt_submit", "UserPromptSubmit"),
         ("pre_compress", "PreCompact"),
@@ -45,7 +45,7 @@ def test_unfired_events_name_the_claude_code_events_hermes_0_19_never_fires():
         ("notification", "Notification"),
     ]:
         assert claude in unfired[event]
-    assert not set(unfired) & set(hermes_agent.HERMES_0_19_HOOKS)
+    assert not set(unfired) & set(agent.HERMES_0_19_HOOKS)
     assert "pre_tool_call" not in unfired
 
 
@@ -121,14 +121,14 @@ def bridge(home, tmp_path, monkeypatch, caplog):
     monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "1")
     ctx = FakeContext()
     with caplog.at_level(logging.WARNING, logger="hermes_hooks"):
-        hermes_agent.Bridge().attach(ctx)
+        agent.Bridge().attach(ctx)
     ctx.warnings = caplog.text
     return ctx
 
 
 def test_without_the_supported_hermes_the_bridge_warns_and_runs_unpatched(bridge):
     assert "running unpatched" in bridge.warnings
-    assert set(bridge.hooks) == set(hermes_agent.HERMES_0_19_HOOKS)
+    assert set(bridge.hooks) == set(agent.HERMES_0_19_HOOKS)
     assert set(bridge.middleware) == {"tool_request"}
 
 
@@ -177,7 +177,7 @@ def bare(home, monkeypatch):
     """A bridge attached to a fake Hermes, for a home with no hook at all: tests register
     native plugins on its manager themselves."""
     monkeypatch.setenv("HERMES_HOME", str(home))
-    bridge = hermes_agent.Bridge()
+    bridge = agent.Bridge()
     ctx = FakeContext()
     bridge.attach(ctx)
     assert bridge.hooks is not None
@@ -217,9 +217,9 @@ def test_an_approval_keeps_its_rule_key_and_tool_call_context_reaches_the_result
 def test_the_docs_page_lists_the_bridged_and_the_unfired_events():
     page = (Path(__file__).resolve().parents[1] / "docs" / "hermes-agent.md").read_text()
     bridged, _, rest = page.partition("## What does not work under Hermes 0.19")
-    missing = [e for e in hermes_agent.HERMES_0_19_HOOKS if f"`{e}`" not in bridged]
+    missing = [e for e in agent.HERMES_0_19_HOOKS if f"`{e}`" not in bridged]
     unfired = rest.partition("## ")[0]
-    for event, claude in hermes_agent.unfired_events().items():
+    for event, claude in agent.unfired_events().items():
         missing += [n for n in (event, *claude) if f"`{n}`" not in unfired]
     assert missing == []
 
@@ -240,7 +240,7 @@ def test_background_hooks_reach_hermes_through_its_inject_message(home, tmp_path
     (home / "settings.json").write_text(json.dumps({"hooks": {"PostToolUse": [group]}}))
     monkeypatch.setenv("HERMES_HOME", str(home))
     monkeypatch.setenv("HERMES_ACCEPT_HOOKS", "1")
-    bridge = hermes_agent.Bridge()
+    bridge = agent.Bridge()
     bridge.attach(Injecting())
     assert bridge.hooks is not None
     bridge.hooks.post_tool_call(tool_name="terminal", result="ok", status="ok", session_id="s")
@@ -255,7 +255,7 @@ def test_adoption_moves_hermes_callbacks_into_our_manager_in_hermes_order(home):
     middleware goes last."""
     from types import SimpleNamespace
 
-    from hermes_hooks import hermes_patch
+    from hermes_hooks.hermes import patch as hermes_patch
 
     hooks = hermes_hooks.load(home, {}, entry_points=False, builtins=False, hermes_plugins=False)
     ran: list[str] = []

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hermes_hooks.builtin_plugins.shell_hooks import web
 from hook_servers import Server, misbehaving, policy
 from shell_helpers import write_config, write_settings
 
 import hermes_hooks
-from hermes_hooks import http
 from hermes_hooks.cli import hoist_global_options, hooks_group
 
 RM = {"tool_name": "terminal", "args": {"command": "rm -rf build"}}
@@ -141,21 +141,21 @@ def test_an_ipv6_literal_in_the_allow_list_is_a_host_and_port(home, caplog):
     ],
 )
 def test_url_allowed_table(url, allowed):
-    assert http.url_allowed(url, ["https://*.corp.example/*"]) is allowed
+    assert web.url_allowed(url, ["https://*.corp.example/*"]) is allowed
 
 
 def test_url_allowed_patterns():
-    assert http.url_allowed("https://h.example/hooks/pre", ["https://h.example/hooks/*"])
-    assert not http.url_allowed("https://h.example/other", ["https://h.example/hooks/*"])
-    assert http.url_allowed("https://h.example/", ["https://h.example"])  # no path: "/"
-    assert http.url_allowed("http://127.0.0.1:9/x", ["http://127.0.0.1:*/*"])  # any port
-    assert http.url_allowed("http://[::1]:8080/x", ["http://[::1]:8080/*"])
-    assert not http.url_allowed("http://[::2]:8080/x", ["http://[::1]:8080/*"])
-    assert http.url_allowed("https://x.example/y", ["*"])  # everything, as before
-    assert not http.url_allowed("https://x.example/y", ["x.example/*", "https://u@x.example/*"])
-    assert http.pattern_problem("x.example/*") is not None
-    assert http.pattern_problem("https://u@x.example/*") is not None
-    assert http.pattern_problem("https://*.x.example:*/a/*") is None
+    assert web.url_allowed("https://h.example/hooks/pre", ["https://h.example/hooks/*"])
+    assert not web.url_allowed("https://h.example/other", ["https://h.example/hooks/*"])
+    assert web.url_allowed("https://h.example/", ["https://h.example"])  # no path: "/"
+    assert web.url_allowed("http://127.0.0.1:9/x", ["http://127.0.0.1:*/*"])  # any port
+    assert web.url_allowed("http://[::1]:8080/x", ["http://[::1]:8080/*"])
+    assert not web.url_allowed("http://[::2]:8080/x", ["http://[::1]:8080/*"])
+    assert web.url_allowed("https://x.example/y", ["*"])  # everything, as before
+    assert not web.url_allowed("https://x.example/y", ["x.example/*", "https://u@x.example/*"])
+    assert web.pattern_problem("x.example/*") is not None
+    assert web.pattern_problem("https://u@x.example/*") is not None
+    assert web.pattern_problem("https://*.x.example:*/a/*") is None
 
 
 def test_a_failing_service_is_an_error_naming_the_status(home, service, caplog):

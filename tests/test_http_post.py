@@ -7,10 +7,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import web
 from hook_servers import Server, misbehaving, policy
 
 import hermes_hooks
-from hermes_hooks import http
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_config_wide_allowed_env_vars_is_read_as_the_http_hook_type_reads_it(
 def test_only_http_and_https_urls_are_posted_to(home, tmp_path, caplog):
     secret = tmp_path / "secret.txt"
     secret.write_text("local file\n")
-    reply = http.post(secret.as_uri(), b"{}", timeout=2)  # urllib itself would read the file
+    reply = web.post(secret.as_uri(), b"{}", timeout=2)  # urllib itself would read the file
     assert reply.body == b"" and reply.error == f"not an http:// or https:// URL: {secret.as_uri()}"
     config = {"http_post": {"url": secret.as_uri()}, "allowed_http_hook_urls": ["*"]}
     with caplog.at_level(logging.WARNING, "hermes_hooks"):

@@ -8,8 +8,8 @@ import pytest
 
 import hermes_hooks
 from hermes_hooks import PromptDecision, ToolDecision, hookimpl
+from hermes_hooks.answers.results import InvalidAnswer
 from hermes_hooks.hooks import Hooks
-from hermes_hooks.results import InvalidAnswer
 from tests.conftest import native_plugin
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hermes_hooks.builtin_plugins.shell_hooks import template
+from hermes_hooks.builtin_plugins.shell_hooks import judge
 from hook_servers import Server, misbehaving, model
 from shell_helpers import write_config, write_settings
 
@@ -227,13 +227,13 @@ def test_settings_json_prompt_hooks(home, llm):
 
 def test_template_language():
     payload = {"tool_input": {"command": "ls", "list": [1, {"a": "b"}]}, "tool_name": "t"}
-    assert template.render("{{tool_name}}/{{ payload.tool_input.command }}", payload) == "t/ls"
-    assert template.render("{{ tool_input.list[1].a }}{{ missing.x }}", payload) == "b"
-    assert template.render("{{ json(tool_input.list) }}", payload) == '[1, {"a": "b"}]'
-    assert template.render("{{ truncate(json(tool_input), 4) }}", payload) == '{"co…'
-    assert json.loads(template.render("$ARGUMENTS", payload)) == payload
-    assert template.check("{{ tool_input.command }} {{ json(x) }}") == []
-    problems = template.check("{{ __import__('os') }} {{ truncate(x) }}")
+    assert judge.render("{{tool_name}}/{{ payload.tool_input.command }}", payload) == "t/ls"
+    assert judge.render("{{ tool_input.list[1].a }}{{ missing.x }}", payload) == "b"
+    assert judge.render("{{ json(tool_input.list) }}", payload) == '[1, {"a": "b"}]'
+    assert judge.render("{{ truncate(json(tool_input), 4) }}", payload) == '{"co…'
+    assert json.loads(judge.render("$ARGUMENTS", payload)) == payload
+    assert judge.check("{{ tool_input.command }} {{ json(x) }}") == []
+    problems = judge.check("{{ __import__('os') }} {{ truncate(x) }}")
     assert len(problems) == 2 and "truncate takes" in problems[1]
 
 

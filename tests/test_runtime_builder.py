@@ -13,8 +13,8 @@ import yaml
 from click.testing import CliRunner
 
 import hermes_hooks
-from hermes_hooks import hermes_agent
 from hermes_hooks.cli import hooks_group
+from hermes_hooks.hermes import agent
 
 DENY = "echo hermes-hooks-dangerous-test-deny"
 
@@ -68,7 +68,7 @@ def builtins_home(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_the_bridge_and_load_list_the_same_rows_apart_from_gateway_hooks(builtins_home):
     standalone = hermes_hooks.load(builtins_home)
-    bridged = hermes_agent._load(patched=True)
+    bridged = agent._load(patched=True)
     try:
         ours = standalone.rows()
         sources = {r["name"]: r["source"] for r in ours}
@@ -87,7 +87,7 @@ def test_the_bridge_and_load_list_the_same_rows_apart_from_gateway_hooks(builtin
 
 
 def test_every_builtin_decides_under_the_bridge(builtins_home):
-    bridged = hermes_agent._load(patched=True)
+    bridged = agent._load(patched=True)
     try:
         decision = bridged.pre_tool_call(tool_name="terminal", args={"command": DENY})
         assert decision.blocked and "no-such-guard" in str(decision.message)
@@ -99,7 +99,7 @@ def test_every_builtin_decides_under_the_bridge(builtins_home):
     config = yaml.safe_load(path.read_text())
     del config["plugins"]
     path.write_text(yaml.safe_dump(config))
-    bridged = hermes_agent._load(patched=True)
+    bridged = agent._load(patched=True)
     try:
         decision = bridged.pre_tool_call(tool_name="terminal", args={"command": DENY})
         assert decision.blocked and decision.source == "builtin:dangerous_patterns"
@@ -124,7 +124,7 @@ def test_required_guards_the_host_runs_are_not_missing_when_bridged(home, plugin
     }
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     monkeypatch.setenv("HERMES_HOME", str(home))
-    bridged = hermes_agent._load(patched=True)
+    bridged = agent._load(patched=True)
     try:
         # Hermes loads `guard` and runs `gw` (its gateway); `off` is not enabled, so nobody does.
         assert set(bridged.hosted) == {"guard", "gateway:gw"}
@@ -152,7 +152,7 @@ def test_unpatched_the_bridge_leaves_hermes_only_the_entries_hermes_runs(
     }
     (home / "config.yaml").write_text(yaml.safe_dump(config))
     monkeypatch.setenv("HERMES_HOME", str(home))
-    bridged = hermes_agent._load(patched=False)
+    bridged = agent._load(patched=False)
     try:
         assert bridged.pre_tool_call(tool_name="terminal", args={"command": "ls"}).action is None
         assert bridged.pre_tool_call(tool_name="terminal", args={"command": DENY}).blocked

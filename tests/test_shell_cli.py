@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hermes_hooks.builtin_plugins.shell_hooks import consent
 from shell_helpers import script, write_config
 
-from hermes_hooks import consent
 from hermes_hooks.cli import hoist_global_options, hooks_group
 
 

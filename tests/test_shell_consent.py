@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import consent
 from shell_helpers import load, on_a_terminal, script, shell_plugin
 
 import hermes_hooks
-from hermes_hooks import consent
 
 
 def _guard(tmp_path: Path) -> Path:
@@ -241,7 +241,7 @@ def test_approval_written_by_another_process_is_seen_without_restart(
 def test_thirty_two_processes_approving_at_once_lose_no_entry(tmp_path: Path) -> None:
     path = tmp_path / consent.FILENAME
     code = (
-        "import sys; from pathlib import Path; from hermes_hooks import consent\n"
+        "import sys; from pathlib import Path; from hermes_hooks.builtin_plugins.shell_hooks import consent\n"
         "consent.Allowlist(Path(sys.argv[1])).approve([consent.record('pre_tool_call', f'hook-{sys.argv[2]}', None, None, None)])\n"
     )
     procs = [subprocess.Popen([sys.executable, "-c", code, str(path), str(i)]) for i in range(32)]
@@ -425,11 +425,11 @@ def test_an_option_after_the_script_is_the_scripts_so_its_file_is_data(
     # -r / --import / --require load code only as the interpreter's own options (before the
     # script); after it they are the script's arguments, and the file named is data it may
     # rewrite, so pinning it would make the guard "changed" after its own run.
-    from hermes_hooks import pinning
+    from hermes_hooks.builtin_plugins.shell_hooks import consent
 
     for name in ("guard.py", "guard.js", "rules.txt", "pre.js"):
         (tmp_path / name).write_text("x\n")
-    pins = pinning.of_argv(argv, str(tmp_path), {"PATH": "/usr/bin:/bin"})
+    pins = consent.of_argv(argv, str(tmp_path), {"PATH": "/usr/bin:/bin"})
     assert pins.files == (str(tmp_path / argv[1]),)
-    before = pinning.of_argv(["node", "--require", "pre.js", "guard.js"], str(tmp_path), {})
+    before = consent.of_argv(["node", "--require", "pre.js", "guard.js"], str(tmp_path), {})
     assert str(tmp_path / "pre.js") in before.files  # before the script it is code

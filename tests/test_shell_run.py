@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import processes
 from shell_helpers import gone, load, script, shell_plugin, write_settings
 
 import hermes_hooks
-from hermes_hooks import process
 
 ANSWER = script("answer.sh")
 
@@ -43,7 +43,7 @@ def test_grandchild_outside_the_group_holding_stdout_cannot_hold_the_call(tmp_pa
     # setsid puts the background sleep in its own session: it survives and keeps the pipe open.
     pidfile = tmp_path / "grandchild"
     script = f'echo $$ > "{pidfile}"; exec sleep 20'
-    out = process.run(process.Command(["setsid", "-f", "sh", "-c", script], timeout=5))
+    out = processes.run(processes.Command(["setsid", "-f", "sh", "-c", script], timeout=5))
     end = time.monotonic() + 5
     while not pidfile.exists() or not pidfile.read_text().strip():
         assert time.monotonic() < end, "the grandchild never wrote its pid"
@@ -76,7 +76,7 @@ def test_fifty_megabytes_are_cut_at_the_cap_and_the_agent_goes_on(
 
 
 def test_output_cap_is_configurable_and_the_cut_output_is_kept() -> None:
-    out = process.run(process.Command([script("flood.py")], cap=1000))
+    out = processes.run(processes.Command([script("flood.py")], cap=1000))
     assert out.truncated and len(out.stdout) == 1000
 
 

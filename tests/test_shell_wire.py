@@ -7,13 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import protocol as wire
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from shell_helpers import load, script, write_settings
 
 import hermes_hooks
-from hermes_hooks import catalogue, results, wire
-from hermes_hooks.results import ToolDecision
+from hermes_hooks import catalogue
+from hermes_hooks.answers import results
+from hermes_hooks.answers.results import ToolDecision
 
 ECHO = script("echo_payload.sh")
 ANSWER = script("answer.sh")
@@ -412,7 +414,8 @@ def test_answer_parser_never_raises_and_normalises(
 def test_a_sub_agent_event_carries_the_parent_session_in_every_agent_s_payload(
     dialect: str, key: str
 ) -> None:
-    from hermes_hooks import dialects
+    from hermes_hooks.builtin_plugins.shell_hooks import dialects
+
     from hermes_hooks.catalogue import events
 
     info = events()["subagent_stop"]

@@ -390,7 +390,7 @@ def test_two_workers_of_one_event_both_answer(home: Path, tmp_path: Path, worker
 
 
 def test_the_host_environment_snapshot_follows_changes(monkeypatch: pytest.MonkeyPatch) -> None:
-    from hermes_hooks.builtin_plugins.shell_hooks.environment import host_env
+    from hermes_hooks.builtin_plugins.shell_hooks.processes import host_env
 
     monkeypatch.setenv("HERMES_WORKER_PROBE", "one")
     assert host_env()["HERMES_WORKER_PROBE"] == "one"
@@ -407,9 +407,8 @@ def test_a_firing_adds_only_the_per_firing_variables_to_the_static_environment(
     # A worker is keyed by its environment without PER_FIRING: any other variable that
     # differs between firings (or from the environment warm: true starts it with) would
     # start a new worker at every event.
-    from hermes_hooks.builtin_plugins.shell_hooks.environment import PER_FIRING
-
-    from hermes_hooks import resolve
+    from hermes_hooks.builtin_plugins.shell_hooks import consent
+    from hermes_hooks.builtin_plugins.shell_hooks.processes import PER_FIRING
 
     monkeypatch.delenv("CLAUDE_ENV_FILE", raising=False)
     entry = _entry(worker, tmp_path, protocol=protocol, env={"MINE": "1"})
@@ -418,7 +417,7 @@ def test_a_firing_adds_only_the_per_firing_variables_to_the_static_environment(
         runner = shell_plugin(hooks).runner
         (hook,) = shell_plugin(hooks).all_hooks
         info = hooks.manager.event("on_session_start")
-        env = runner.environment(info, hook, {"session_id": "s1"}, resolve.current_dir())
+        env = runner.environment(info, hook, {"session_id": "s1"}, consent.current_dir())
         static = runner.static_env(hook)
         assert set(env) - set(static) == set(PER_FIRING)
         assert {k: v for k, v in env.items() if k not in PER_FIRING} == static

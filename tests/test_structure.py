@@ -104,27 +104,12 @@ def _reach(start: str) -> dict[str, list[str]]:
     return paths
 
 
-#: The shell adapter: the wire protocol, processes, consent and pinning, warm workers, http
-#: hooks, the shell parser, and the other agents' dialects (how their hooks speak).
-SHELL = {
-    f"hermes_hooks.{m}"
-    for m in (
-        "wire",
-        "process",
-        "spawn",
-        "resolve",
-        "consent",
-        "pinning",
-        "worker",
-        "http",
-        "shell_syntax",
-        "dialects.base",
-        "dialects.codex",
-        "dialects.copilot",
-        "dialects.cursor",
-        "dialects.gemini",
-    )
-} | {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins.shell_hooks")}
+#: The shell adapter: ``shell_hooks/`` (the wire protocol, processes, consent and pinning, warm
+#: workers, http hooks, the other agents' dialects), the worker end of the warm-worker protocol
+#: and the shell parser.
+SHELL = {"hermes_hooks.worker", "hermes_hooks.shell_syntax"} | {
+    n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins.shell_hooks")
+}
 #: Every built-in (the shell adapter's source is one of them).
 BUILTIN = {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins")}
 #: What an adapter is, to the specs: the shell adapter and every built-in.
@@ -136,10 +121,8 @@ OUTER = (
     "hermes_hooks.__main__",
     "hermes_hooks.demo",
     "hermes_hooks.replay",
-    "hermes_hooks.hermes_agent",
-    "hermes_hooks.hermes_patch",
+    "hermes_hooks.hermes",  # the Hermes Agent bridge: plugin, patch, hand-over script
     "hermes_hooks.docgen",  # a tool for this repository's docs: it reads every layer
-    "hermes_hooks.handover",
     "hermes_hooks.runtime",
 )
 #: The core: everything else of ``hermes_hooks`` (the hookspecs included), not a built-in.
@@ -219,16 +202,32 @@ def test_the_specs_and_the_dispatcher_load_no_shell_code_when_run():
     assert sorted(loaded & (SHELL | BUILTIN)) == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["hermes_hooks.builtin_plugins.dangerous_patterns", "hermes_hooks.builtin_plugins.http_post"],
+)
+def test_a_built_in_that_needs_one_shell_module_does_not_load_the_shell_source(name):
+    """``shell_hooks/__init__`` exports its names lazily: a built-in that reads one module of
+    the package (the dialects' shell tool names, the URL allow-list) loads that module, not the
+    whole shell-hook source with its processes, workers and consent."""
+    code = f"import sys, {name}\nprint('\\n'.join(sorted(sys.modules)))\n"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    loaded = set(out.stdout.split())
+    heavy = {f"hermes_hooks.builtin_plugins.shell_hooks.{m}" for m in ("source", "execution")}
+    assert sorted(loaded & heavy) == []
+
+
 #: The public surface: the host API (``load``, ``Hooks``, the results and markers it exports),
-#: what a spec author writes with (the markers' ``event``, the contract and its dialect fields,
+#: what a spec author writes with (the markers' ``event``, the contract (with the dialects' fields),
 #: the answer types, the typed results), the pytest fixtures, and the specs themselves. Every
 #: other module says ``Internal:`` on the first line of its docstring (docs/host-api.md).
 PUBLIC = {
     "hermes_hooks",
     "hermes_hooks.markers",
-    "hermes_hooks.results",
+    "hermes_hooks.answers.results",
     "hermes_hooks.contract",
-    "hermes_hooks.dialects.fields",
     "hermes_hooks.answers",
     "hermes_hooks.testing",
 } | {n for n in MODULES if _under(n, "hermes_hooks.hookspecs")}

@@ -25,7 +25,7 @@ from typing import Any
 
 import slow_guard
 
-from hermes_hooks.hermes_patch import SUPPORTED
+from hermes_hooks.hermes.patch import SUPPORTED
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "hermes-hook-example"

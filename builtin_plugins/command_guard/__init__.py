@@ -155,7 +155,7 @@ class CommandGuard(SourceBase):
             log.warning("command_guard: %s", problem)
             hooks.config_warnings.append(problem)
         self.book = Rulebook(self.settings.rules())
-        from hermes_hooks.dialects import shell_tools
+        from hermes_hooks.builtin_plugins.shell_hooks.dialects import shell_tools
 
         self.tools = shell_tools()
 

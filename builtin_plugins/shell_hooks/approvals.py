@@ -6,7 +6,7 @@ hashes of the files that run as code, the warnings at start, and the one report,
 and in the log, of a hook that was withheld or changed its own pinned file.
 
 The allowlist itself (its file, hashing, resolving what a command runs) is
-:mod:`hermes_hooks.consent`; this module applies it to configured hooks.
+:mod:`.consent`; this module applies it to configured hooks.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks import consent
 from hermes_hooks.terminal import TELL, shown, tell
 
+from . import consent
 from .matching import ShellHook
 
 log = logging.getLogger("hermes_hooks")

@@ -23,11 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hermes_hooks import wire
-from hermes_hooks.answers.dialect import context_of
+from hermes_hooks.answers.base import context_of
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
 
+from . import protocol
 from .matching import ShellHook
 from .runs import Run
 
@@ -59,7 +59,7 @@ def wakeup_of(info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> Wakeup | 
         return None
     session = str(session_of(kwargs))
     if hook.rewake and out.returncode == 2:
-        text = wire.decode(out.stderr).strip() or wire.decode(out.stdout).strip()
+        text = protocol.decode(out.stderr).strip() or protocol.decode(out.stdout).strip()
         text = text or f"background hook {hook.name} exited 2"
         return Wakeup(session, hook.name, info.name, text, "rewake")
     raw = run.answer.raw if run.answer is not None else None

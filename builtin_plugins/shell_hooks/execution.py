@@ -22,18 +22,20 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks import process, resolve, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
 from hermes_hooks.terminal import TELL
 
-from . import dialects, kinds
+from . import consent as resolve
+from . import kinds
+from . import matching as dialects
+from . import processes as process
+from . import protocol as wire
 from .approvals import WITHHELD, Approvals
 from .background import Background
-from .checks import command_problem
-from .context_cap import ContextCap
-from .environment import MINIMAL_ENV, bad_environment, host_env
 from .matching import ShellHook
+from .processes import MINIMAL_ENV, bad_environment, command_problem, host_env
+from .protocol import ContextCap
 from .runs import RECORDER, Recorder, Run
 
 log = logging.getLogger("hermes_hooks")

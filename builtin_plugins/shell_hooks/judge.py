@@ -1,7 +1,7 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
 The ``prompt`` hook type (an LLM judge): the entry's ``prompt``, filled from the event's
-payload (:mod:`.template`), is sent to an OpenAI-compatible ``/chat/completions`` endpoint, and
+payload (the template language below), is sent to an OpenAI-compatible ``/chat/completions`` endpoint, and
 the model's reply becomes the hook's answer.
 
 - Endpoint: the entry's ``base_url`` (which must match ``allowed_http_hook_urls``: the payload
@@ -17,20 +17,35 @@ the model's reply becomes the hook's answer.
   error or an unreadable reply denies.
 - On other events the reply text is context (``{"ok": false, "reason"}`` blocks where the event
   can block); a failure is an ordinary hook failure.
+
+The small template language of ``prompt`` hooks: ``{{ EXPR }}`` placeholders over the
+payload a command hook would get on stdin, and Claude Code's ``$ARGUMENTS`` (the whole payload
+as JSON). Nothing is evaluated: an expression is one of
+
+- a path: ``tool_input.command``, ``payload.extra.result``, ``messages[0]`` (``payload`` is the
+  whole payload; its top-level keys are names of their own);
+- ``json(EXPR)``: the value as JSON;
+- ``truncate(EXPR, N)``: at most ``N`` characters, with ``…`` when cut.
+
+A string value is inserted as it is; anything else as compact JSON; a missing value as nothing.
+A template with neither a placeholder nor ``$ARGUMENTS`` gets the payload as JSON appended after
+a blank line (Claude Code's rule), so a judge never decides on a question without its subject.
+:func:`check` reports malformed placeholders and, given the fields the event's payload has, a
+name no payload has (``tool_inputt``), with a did-you-mean.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
-from hermes_hooks import http, process
 from hermes_hooks.catalogue import EventInfo
 
-from . import remote, template
+from . import processes, remote, web
 from .matching import ShellHook
 
 KEYS = ("prompt", "model", "base_url", "api_key_env")
@@ -80,7 +95,7 @@ def read(
         warn(f"{where}: a prompt hook needs a non-empty 'prompt' (the question for the model); skipped")  # fmt: skip
         return None
     decides = info.answer.guards_actions
-    problems = template.check(prompt, payload_fields(info))
+    problems = check(prompt, payload_fields(info))
     for problem in problems:
         then = f"the judge denies on {info.name} until it is fixed" if decides else "it renders as nothing"  # fmt: skip
         warn(f"{where}: prompt placeholder {problem}; {then}")
@@ -111,7 +126,7 @@ def read(
             warn(f"{where}: api_key_env must name an environment variable; using OPENAI_API_KEY")
     base = raw.get("base_url")
     if base is not None:
-        if isinstance(base, str) and http.web_url(base.strip()):
+        if isinstance(base, str) and web.web_url(base.strip()):
             options["base_url"] = base.strip().rstrip("/")
             options["refused"] = remote.gate(options["base_url"], settings)
             if options["refused"]:
@@ -133,9 +148,13 @@ def _allow(reason: str) -> dict[str, Any]:
 
 def payload_fields(info: EventInfo) -> set[str]:
     """The top-level fields a payload of ``info``'s event can have, in either protocol."""
-    from hermes_hooks import wire
+    from . import protocol
 
-    fields = {*wire.HERMES_WIRE_KEYS, *wire.CLAUDE_COMMON_KEYS, *wire.CLAUDE_OPTIONAL_KEYS}
+    fields = {
+        *protocol.HERMES_WIRE_KEYS,
+        *protocol.CLAUDE_COMMON_KEYS,
+        *protocol.CLAUDE_OPTIONAL_KEYS,
+    }
     if info.tool_event:
         fields |= {"tool_name", "tool_input"}
     for event in info.claude:
@@ -156,7 +175,7 @@ def problem(hook: ShellHook) -> str | None:
     return None
 
 
-def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
+def transport(batch: Sequence[tuple[ShellHook, processes.Command]]) -> list[processes.Outcome]:
     """Ask the model for every hook of the batch at once; outcomes in order."""
     return remote.at_once(batch, ask, "hermes-judge")
 
@@ -167,18 +186,18 @@ def base_url(options: Mapping[str, Any]) -> str:
     return str(options.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
 
 
-def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
+def ask(hook: ShellHook, command: processes.Command) -> processes.Outcome:
     """One question to the model, as the outcome of a process."""
     options = hook.options
     if not options.get("model"):
-        return process.Outcome(error="no model configured (give the entry a 'model')")
+        return processes.Outcome(error="no model configured (give the entry a 'model')")
     if options["decides"] and options.get("template_problems"):  # never judge a prompt with holes
-        return process.Outcome(error=f"prompt placeholder {options['template_problems'][0]}")
+        return processes.Outcome(error=f"prompt placeholder {options['template_problems'][0]}")
     try:
         payload = json.loads(command.stdin.decode("utf-8", "surrogatepass"))
     except ValueError:
         payload = {}
-    messages = [{"role": "user", "content": template.render(options["prompt"], payload)}]
+    messages = [{"role": "user", "content": render(options["prompt"], payload)}]
     request: dict[str, Any] = {"model": options["model"], "messages": messages}
     if options["decides"]:
         messages.insert(0, {"role": "system", "content": INSTRUCTIONS})
@@ -188,7 +207,7 @@ def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = base.rstrip("/") + "/chat/completions"
     data = json.dumps(request, ensure_ascii=False).encode()
-    reply = http.post(url, data, timeout=command.timeout, headers=headers, cap=command.cap)
+    reply = web.post(url, data, timeout=command.timeout, headers=headers, cap=command.cap)
     failed = remote.failure(reply, url)
     if failed is not None:
         return failed
@@ -196,7 +215,7 @@ def ask(hook: ShellHook, command: process.Command) -> process.Outcome:
         text = content(reply.body)
         outcome = answer(options, text)
     except Unreadable as exc:
-        return process.Outcome(error=f"unreadable reply: {exc}", elapsed=reply.elapsed)
+        return processes.Outcome(error=f"unreadable reply: {exc}", elapsed=reply.elapsed)
     outcome.elapsed = reply.elapsed
     return outcome
 
@@ -275,7 +294,7 @@ def verdict(text: str) -> tuple[str, str] | None:
     return max(said, key=_RANK.__getitem__), reason
 
 
-def answer(options: Mapping[str, Any], text: str) -> process.Outcome:
+def answer(options: Mapping[str, Any], text: str) -> processes.Outcome:
     """The reply as what a command hook would have said (exit code and stdout)."""
     found = verdict(text)
     if options["decides"]:
@@ -286,18 +305,128 @@ def answer(options: Mapping[str, Any], text: str) -> process.Outcome:
             )
         decision, reason = found
         if decision == "deny":
-            return process.Outcome(returncode=2, stderr=(reason or "denied by the judge").encode())
+            return processes.Outcome(
+                returncode=2, stderr=(reason or "denied by the judge").encode()
+            )
         said = _ask(reason or "the judge asks") if decision == "ask" else _allow(reason)
         if not options[decision]:  # this event has no such answer: no opinion, said why
             note = f"the judge said {decision} ({reason}); the event has no {decision} answer"
-            return process.Outcome(returncode=0, stderr=note.encode())
-        return process.Outcome(returncode=0, stdout=json.dumps(said).encode())
+            return processes.Outcome(returncode=0, stderr=note.encode())
+        return processes.Outcome(returncode=0, stdout=json.dumps(said).encode())
     if found is not None and found[0] == "deny" and options["can_block"]:
-        return process.Outcome(returncode=2, stderr=(found[1] or "blocked by the judge").encode())
+        return processes.Outcome(returncode=2, stderr=(found[1] or "blocked by the judge").encode())
     if found is not None:
-        return process.Outcome(returncode=0, stderr=text.encode())  # a verdict, not context
+        return processes.Outcome(returncode=0, stderr=text.encode())  # a verdict, not context
     if options["context"] == "text":
-        return process.Outcome(returncode=0, stdout=text.strip().encode())
+        return processes.Outcome(returncode=0, stdout=text.strip().encode())
     if options["context"] == "json":
-        return process.Outcome(returncode=0, stdout=json.dumps({"context": text.strip()}).encode())
-    return process.Outcome(returncode=0, stderr=text.encode())  # the event takes no text
+        return processes.Outcome(
+            returncode=0, stdout=json.dumps({"context": text.strip()}).encode()
+        )
+    return processes.Outcome(returncode=0, stderr=text.encode())  # the event takes no text
+
+
+_PLACEHOLDER = re.compile(r"\{\{(.*?)\}\}", re.S)
+_CALL = re.compile(r"^(json|truncate)\s*\((.*)\)$", re.S)
+_PATH = re.compile(r"^[A-Za-z_]\w*(?:\.\w+|\[\d+\])*$")
+_STEP = re.compile(r"\.(\w+)|\[(\d+)\]")
+ARGUMENTS = "$ARGUMENTS"
+
+
+class TemplateError(ValueError):
+    """An expression the template language does not have."""
+
+
+def check(text: str, fields: Collection[str] | None = None) -> list[str]:
+    """The problems of a template (each names the placeholder), empty when it is well formed.
+    With ``fields`` (the top-level names the event's payload can have), a path whose first
+    name is none of them is a problem too (``payload`` is always one)."""
+    problems = []
+    for match in _PLACEHOLDER.finditer(text):
+        expr = match.group(1).strip()
+        try:
+            _evaluate(expr, {})
+        except TemplateError as exc:
+            problems.append(f"{match.group(0)!r}: {exc}")
+            continue
+        if fields is None:
+            continue
+        known = {"payload", *fields}
+        for root in _roots(expr):
+            if root not in known:
+                close = difflib.get_close_matches(root, sorted(known), n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                problems.append(f"{match.group(0)!r}: no field {root!r} in the payload{hint}")
+    return problems
+
+
+def _roots(expr: str) -> list[str]:
+    """The first names of the paths in a well-formed expression."""
+    call = _CALL.match(expr)
+    if call is None:
+        first = re.match(r"[A-Za-z_]\w*", expr)
+        return [first.group(0)] if first else []
+    inner = call.group(2).strip()
+    return _roots(inner.rpartition(",")[0].strip() if call.group(1) == "truncate" else inner)
+
+
+def render(text: str, payload: Mapping[str, Any]) -> str:
+    """``text`` with its placeholders filled from ``payload`` (a bad one renders as nothing;
+    :func:`check` reports it when the entry is read) and ``$ARGUMENTS`` (in the template's own
+    text, never in a filled-in value) replaced by the payload as JSON; with neither, the
+    payload as JSON is appended."""
+    whole = json.dumps(payload, ensure_ascii=False, default=str)
+    if ARGUMENTS not in text and not _PLACEHOLDER.search(text):
+        return f"{text.rstrip()}\n\n{whole}"
+    out: list[str] = []
+    end = 0
+    for match in _PLACEHOLDER.finditer(text):
+        out.append(text[end : match.start()].replace(ARGUMENTS, whole))
+        try:
+            out.append(_text(_evaluate(match.group(1).strip(), payload)))
+        except TemplateError:
+            pass
+        end = match.end()
+    out.append(text[end:].replace(ARGUMENTS, whole))
+    return "".join(out)
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _evaluate(expr: str, payload: Mapping[str, Any]) -> Any:
+    call = _CALL.match(expr)
+    if call is None:
+        return _lookup(expr, payload)
+    name, inner = call.group(1), call.group(2).strip()
+    if name == "json":
+        return json.dumps(_evaluate(inner, payload), ensure_ascii=False, default=str)
+    head, sep, limit = inner.rpartition(",")
+    if not sep or not limit.strip().isdigit():
+        raise TemplateError("truncate takes an expression and a number: truncate(EXPR, 200)")
+    value, size = _text(_evaluate(head.strip(), payload)), int(limit)
+    return value if len(value) <= size else value[:size] + "…"
+
+
+def _lookup(path: str, payload: Mapping[str, Any]) -> Any:
+    if not _PATH.match(path):
+        raise TemplateError(
+            "not a name, a path (tool_input.command, messages[0]), json(...) or truncate(..., N)"
+        )
+    first = re.match(r"[A-Za-z_]\w*", path)
+    assert first is not None
+    root = first.group(0)
+    value: Any = payload if root == "payload" else payload.get(root)
+    for key, index in _STEP.findall(path[first.end() :]):
+        if key and isinstance(value, Mapping):
+            value = value.get(key)
+        elif index and isinstance(value, list) and int(index) < len(value):
+            value = value[int(index)]
+        else:
+            return None
+    return value

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_hooks import process
 from hermes_hooks.catalogue import EventInfo
 
+from . import processes
 from .matching import REMOTE_KINDS, ShellHook
 
 # remote and judge (and, through them, http.client, ssl and a thread pool) are imported only
@@ -79,16 +79,16 @@ def short(label: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 1] + "…"
 
 
-Batch = Sequence[tuple[ShellHook, process.Command]]
+Batch = Sequence[tuple[ShellHook, processes.Command]]
 
 
-def _http(batch: Batch) -> list[process.Outcome]:
+def _http(batch: Batch) -> list[processes.Outcome]:
     from . import remote
 
     return remote.transport(batch)
 
 
-def _prompt(batch: Batch) -> list[process.Outcome]:
+def _prompt(batch: Batch) -> list[processes.Outcome]:
     from . import judge
 
     return judge.transport(batch)

@@ -22,8 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_hooks import process
-
+from . import processes
 from .matching import ShellHook
 
 UNAVAILABLE = (
@@ -100,8 +99,10 @@ class McpTransport:
         """Why ``hook`` cannot run here (``hermes hooks list`` / ``doctor``), or ``None``."""
         return UNAVAILABLE if self.caller() is None else None
 
-    def __call__(self, batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
-        results: list[process.Outcome | None] = [None] * len(batch)
+    def __call__(
+        self, batch: Sequence[tuple[ShellHook, processes.Command]]
+    ) -> list[processes.Outcome]:
+        results: list[processes.Outcome | None] = [None] * len(batch)
         threads = []
         for i, (hook, command) in enumerate(batch):
             thread = threading.Thread(
@@ -114,14 +115,14 @@ class McpTransport:
         for (thread, hook), i in zip(threads, range(len(batch)), strict=True):
             thread.join(max(0.0, started + hook.timeout - time.monotonic()))
             if results[i] is None:  # still waiting for the host: the hook timed out
-                results[i] = process.Outcome(timed_out=True, elapsed=hook.timeout)
-        return [r if r is not None else process.Outcome(error="not run") for r in results]
+                results[i] = processes.Outcome(timed_out=True, elapsed=hook.timeout)
+        return [r if r is not None else processes.Outcome(error="not run") for r in results]
 
-    def _one(self, results: list[Any], i: int, hook: ShellHook, command: process.Command) -> None:
+    def _one(self, results: list[Any], i: int, hook: ShellHook, command: processes.Command) -> None:
         start = time.monotonic()
         call = self.caller()
         if call is None:
-            results[i] = process.Outcome(
+            results[i] = processes.Outcome(
                 returncode=2, stderr=f"{hook.name}: {UNAVAILABLE}".encode()
             )
             return
@@ -130,10 +131,10 @@ class McpTransport:
             arguments = substitute(hook.options.get("input") or {}, payload)
             text, error = result_text(call(hook.options["server"], hook.options["tool"], arguments))
         except Exception as exc:  # the host's or the tool's fault stays with this hook
-            results[i] = process.Outcome(error=f"MCP call failed: {type(exc).__name__}: {exc}")
+            results[i] = processes.Outcome(error=f"MCP call failed: {type(exc).__name__}: {exc}")
             return
         data = text.encode("utf-8", "replace")
-        results[i] = process.Outcome(
+        results[i] = processes.Outcome(
             returncode=1 if error else 0,
             stdout=b"" if error else data,
             stderr=data if error else b"",

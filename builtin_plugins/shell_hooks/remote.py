@@ -22,8 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from hermes_hooks import http, process
-
+from . import processes, web
 from .matching import ShellHook
 
 KEYS = ("url", "headers", "allowed_env_vars", "allowedEnvVars")
@@ -35,8 +34,8 @@ REMEDY = "add its URL (or a pattern such as 'https://policy.example.com/*') to a
 
 def gate(url: str, settings: Mapping[str, Any]) -> str | None:
     """Why ``url`` may not receive a hook's payload (``None``: it may): matched against
-    ``allowed_http_hook_urls`` as parsed scheme, host, port and path (:mod:`hermes_hooks.urls`)."""
-    return http.refusal(url, settings.get("allowed_http_hook_urls"))
+    ``allowed_http_hook_urls`` as parsed scheme, host, port and path (:mod:`.web`)."""
+    return web.refusal(url, settings.get("allowed_http_hook_urls"))
 
 
 def read(
@@ -48,19 +47,19 @@ def read(
         warn(f"{where}: an http hook needs a 'url' (http:// or https://); skipped")
         return None
     url = url.strip()
-    if not http.web_url(url):
+    if not web.web_url(url):
         warn(f"{where}: url {url!r} is not an http:// or https:// URL; skipped")
         return None
     headers = raw.get("headers") or {}
     if not isinstance(headers, Mapping):
         warn(f"{where}: headers must be a mapping of header name to value; ignored")
         headers = {}
-    own = http.variable_names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
+    own = web.variable_names(raw.get("allowed_env_vars", raw.get("allowedEnvVars")))
     if own is None:
         warn(f"{where}: allowed_env_vars must be a list of variable names; ignored")
         own = []
-    allowed = own + (http.variable_names(settings.get("allowed_env_vars")) or [])
-    _, refused = http.fill_headers(headers, allowed, {})
+    allowed = own + (web.variable_names(settings.get("allowed_env_vars")) or [])
+    _, refused = web.fill_headers(headers, allowed, {})
     for name in refused:
         warn(f"{where}: header value names ${name}, which is not in the entry's allowed_env_vars "
              f"(nor config.yaml's); it is sent empty (list {name!r} there to send it)")  # fmt: skip
@@ -83,19 +82,19 @@ def problem(hook: ShellHook) -> str | None:
 
 
 def at_once(
-    batch: Sequence[tuple[ShellHook, process.Command]],
-    one: Callable[[ShellHook, process.Command], process.Outcome],
+    batch: Sequence[tuple[ShellHook, processes.Command]],
+    one: Callable[[ShellHook, processes.Command], processes.Outcome],
     name: str,
-) -> list[process.Outcome]:
+) -> list[processes.Outcome]:
     """``one`` for every hook of the batch, side by side (a thread each but the first's);
     outcomes in order. A fault while running one hook is that hook's failure alone: the
     others keep their answers."""
 
-    def alone(pair: tuple[ShellHook, process.Command]) -> process.Outcome:
+    def alone(pair: tuple[ShellHook, processes.Command]) -> processes.Outcome:
         try:
             return one(*pair)
         except Exception as exc:  # the fault stays with its hook
-            return process.Outcome(error=f"{type(exc).__name__}: {exc}")
+            return processes.Outcome(error=f"{type(exc).__name__}: {exc}")
 
     if len(batch) == 1:
         return [alone(batch[0])]
@@ -103,37 +102,37 @@ def at_once(
         return list(pool.map(alone, batch))
 
 
-def transport(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
+def transport(batch: Sequence[tuple[ShellHook, processes.Command]]) -> list[processes.Outcome]:
     """POST every hook of the batch at once; outcomes in order."""
     return at_once(batch, send, "hermes-http")
 
 
-def send(hook: ShellHook, command: process.Command) -> process.Outcome:
+def send(hook: ShellHook, command: processes.Command) -> processes.Outcome:
     """One POST, as the outcome of a process: the body is stdout."""
     options = hook.options
     # From the host's environment: the variables are named explicitly, so `hooks_env: minimal`
     # (which trims what a process inherits) does not hide them.
-    headers, _ = http.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
-    reply = http.post(
+    headers, _ = web.fill_headers(options["headers"], options["allowed_env_vars"], os.environ)
+    reply = web.post(
         options["url"], command.stdin, timeout=command.timeout, headers=headers, cap=command.cap
     )
     failed = failure(reply, options["url"])
     if failed is not None:
         return failed
-    return process.Outcome(returncode=0, stdout=reply.body, elapsed=reply.elapsed)
+    return processes.Outcome(returncode=0, stdout=reply.body, elapsed=reply.elapsed)
 
 
-def failure(reply: http.Reply, url: str) -> process.Outcome | None:
+def failure(reply: web.Reply, url: str) -> processes.Outcome | None:
     """A reply that is no answer, as the outcome of a process: a timeout, a failure, a body over
     the cap, a status other than 2xx (named, with the body's start); ``None`` for a 2xx reply,
     whose body the caller reads. The one reading of a reply for both hook types that POST."""
     if reply.timed_out:
-        return process.Outcome(timed_out=True, elapsed=reply.elapsed)
+        return processes.Outcome(timed_out=True, elapsed=reply.elapsed)
     if reply.truncated:
-        return process.Outcome(stdout=reply.body, truncated=True, elapsed=reply.elapsed)
+        return processes.Outcome(stdout=reply.body, truncated=True, elapsed=reply.elapsed)
     # More than the message shows: the runner redacts it (redact_secrets) before it caps it,
     # so a cut never leaves half a secret the redactor no longer recognises.
     problem = reply.problem(url, limit=ERROR_BODY)
     if problem is None:
         return None
-    return process.Outcome(error=problem, stderr=reply.body[:ERROR_BODY], elapsed=reply.elapsed)
+    return processes.Outcome(error=problem, stderr=reply.body[:ERROR_BODY], elapsed=reply.elapsed)

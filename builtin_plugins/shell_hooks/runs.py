@@ -11,9 +11,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 
+from . import processes as process
+from . import protocol as wire
 from .matching import ShellHook
 
 

@@ -22,21 +22,23 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_hooks import process, wire
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
+from hermes_hooks.loader import required_names
 from hermes_hooks.manager import Entry
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.policy import required_names
 from hermes_hooks.sources import SourceBase
 
-from . import sequence, unreadable
+from . import config as unreadable
+from . import processes as process
+from . import protocol as wire
+from . import sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
-from .environment import parse_env_file
 from .execution import Runner
 from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
+from .processes import parse_env_file
 from .runs import RECORDER, Recorder, Run, trace
 from .workers import WorkerPool
 

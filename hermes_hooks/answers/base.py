@@ -1,17 +1,183 @@
 """Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
 
-The answer-type protocol, and the types whose answers are plain values: observers, context
-text, and transform pipelines."""
+The answer-type protocol, what every type shares, and the types whose answers are plain values:
+observers, context text, and transform pipelines.
+
+Small readers shared by the answer types: the shapes every dialect uses for text and for
+Claude Code's ``hookSpecificOutput`` / docker-agent's ``hook_specific_output``.
+
+Why an answer was ignored, and what would have been accepted.
+
+Each answer type declares its vocabulary (:class:`Vocabulary`): the keys it reads, the values a
+key accepts, common synonyms (``deny`` for ``block``), and the keys that are a legitimate "no
+opinion" (Claude Code's ``{"continue": true}``). It is the one table of the type's readable keys:
+its accepted values are the constants the type's ``normalise`` compares with, and
+``tests/test_answer_vocabulary.py`` checks that ``normalise`` reads exactly its keys. :func:`explain` turns an answer that normalised to
+nothing into one sentence for the warning the dispatcher logs; an empty string means the answer
+was a plain "no opinion" and nothing needs saying.
+"""
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..results import join_texts
-from .dialect import context_of, first, mapping, specific
-from .explain import Vocabulary, explain
+from .results import join_texts
+
+
+def text(value: Any) -> str | None:
+    """A non-empty, stripped string, or ``None``."""
+    if isinstance(value, str):
+        value = value.strip()
+        return value or None
+    return None
+
+
+def mapping(value: Any) -> Mapping[str, Any] | None:
+    if type(value) is dict:  # the common case, without the ABC check's cost
+        return value
+    return value if isinstance(value, Mapping) else None
+
+
+_EMPTY: Mapping[str, Any] = {}
+
+
+def specific(raw: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Claude Code ``hookSpecificOutput`` or docker-agent ``hook_specific_output``, else ``{}``."""
+    if "hookSpecificOutput" not in raw and "hook_specific_output" not in raw:
+        return _EMPTY
+    return (
+        mapping(raw.get("hookSpecificOutput")) or mapping(raw.get("hook_specific_output")) or _EMPTY
+    )
+
+
+def first(values: Mapping[str, Any], *keys: str) -> Any:
+    """The first of ``keys`` present with a non-``None`` value."""
+    for key in keys:
+        if key in values and values[key] is not None:
+            return values[key]
+    return None
+
+
+def says_block(m: Mapping[str, Any]) -> bool:
+    """Claude Code's ``"decision": "block"``, however it is cased or padded."""
+    decision = m.get("decision")
+    return isinstance(decision, str) and decision.strip().lower() == "block"
+
+
+def stop_or_block(
+    m: Mapping[str, Any], action: str | None, message: str | None, default_block: str | None
+) -> tuple[str | None, str | None]:
+    """The last two rules of a decision, shared by tool calls and prompts: Claude Code's
+    ``"continue": false`` blocks (with ``stopReason``) when nothing else decided, and a block
+    needs a message: ``default_block`` (a shell hook's exit 2) or else it is no block at all."""
+    if m.get("continue") is False and action is None:
+        action, message = "block", text(m.get("stopReason")) or text(m.get("reason"))
+    if action == "block" and message is None:
+        if default_block is None:
+            return None, None
+        message = default_block
+    return action, message
+
+
+#: What the model is told when a PermissionDenied hook answers ``retry: true``.
+RETRY = "The denied tool call may be retried."
+
+
+def context_of(raw: Any, *, reasons: bool = True, retry: bool = True) -> str | None:
+    """The context text in a hook's answer: a string, ``{"context"}``, Claude Code's
+    ``additionalContext``; with ``reasons``, a ``decision: block`` reason (PostToolUse feedback:
+    off where a block decides instead); with ``retry``, :data:`RETRY` for Claude Code's
+    ``hookSpecificOutput.retry: true`` (PermissionDenied: only where a denied call is reported)."""
+    if isinstance(raw, str):
+        return text(raw)
+    m = mapping(raw)
+    if m is None:
+        return None
+    spec = specific(m)
+    texts = [text(m.get("context")), text(first(spec, "additionalContext", "additional_context"))]
+    if reasons and says_block(m):
+        texts.append(text(m.get("reason")))
+    if retry and spec.get("retry") is True:  # Claude Code PermissionDenied: the model may try again
+        texts.append(RETRY)
+    return join_texts(dict.fromkeys(t for t in texts if t))
+
+
+def retag(answer: Any, source: str | None) -> Any:
+    """A typed answer with ``source`` filled in when it had none."""
+    from dataclasses import replace
+
+    if answer.source or not source:
+        return answer
+    return replace(answer, source=source)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What an answer type reads.
+
+    ``values`` maps a key (``"action"``, or a nested ``"hookSpecificOutput.permissionDecision"``)
+    to the values it accepts (``None``: any value). ``synonyms`` maps words hooks often write to
+    the accepted one. ``quiet`` are keys that carry no opinion on their own. ``shape`` describes an
+    accepted answer for the message.
+    """
+
+    values: Mapping[str, tuple[str, ...] | None]
+    shape: str
+    synonyms: Mapping[str, str] = field(default_factory=dict)
+    quiet: frozenset[str] = frozenset(
+        {"continue", "suppressOutput", "suppress_output", "systemMessage", "system_message"}
+    )
+
+
+def _nested(raw: Mapping[str, Any], key: str) -> Any:
+    node: Any = raw
+    for part in key.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def _guess(word: str, accepted: tuple[str, ...], synonyms: Mapping[str, str]) -> str | None:
+    folded = word.strip().lower()
+    if folded in accepted:
+        return folded
+    if folded in synonyms and synonyms[folded] in accepted:
+        return synonyms[folded]
+    close = difflib.get_close_matches(folded, accepted, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def explain(raw: Any, vocabulary: Vocabulary, typed: type | None = None) -> str:
+    """Why ``raw`` says nothing this event can use; ``""`` when it is a plain "no opinion"."""
+    if not isinstance(raw, Mapping):
+        kinds = "a dict" + (f" or a {typed.__name__}" if typed is not None else "")
+        return f"a {type(raw).__name__} is not an answer here; return {kinds}: {vocabulary.shape}"
+    if not raw:
+        return ""
+    problems = []
+    for key, accepted in vocabulary.values.items():
+        value = _nested(raw, key)
+        if value is None or accepted is None:
+            continue
+        if not isinstance(value, str) or value not in accepted:
+            shown = ", ".join(repr(a) for a in accepted)
+            guess = _guess(value, accepted, vocabulary.synonyms) if isinstance(value, str) else None
+            hint = f" (did you mean {guess!r}?)" if guess else ""
+            problems.append(f"{key} {value!r} is not one of {shown}{hint}")
+    if problems:
+        return "; ".join(problems)
+    known = {key.split(".", 1)[0] for key in vocabulary.values}
+    if not set(raw) & known:
+        if set(raw) <= vocabulary.quiet:
+            return ""
+        keys = ", ".join(repr(k) for k in raw)
+        return f"none of its keys ({keys}) is read for this event; accepted: {vocabulary.shape}"
+    return ""
 
 
 class AnswerType:

@@ -7,10 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import CommandDecision
-from .base import AnswerType
-from .dialect import mapping, retag, text
-from .explain import Vocabulary
+from .base import AnswerType, Vocabulary, mapping, retag, text
+from .results import CommandDecision
 
 _RANK = {"deny": 3, "handled": 2, "rewrite": 1, None: 0}
 _NEUTRAL = CommandDecision()

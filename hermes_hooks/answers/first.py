@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..results import (
+from .base import AnswerType, Vocabulary, context_of, mapping, retag, says_block, specific, text
+from .results import (
     CompressAnswer,
     DispatchAnswer,
     PermissionAction,
@@ -15,9 +16,6 @@ from ..results import (
     Scope,
     VerifyAnswer,
 )
-from .base import AnswerType
-from .dialect import context_of, mapping, retag, says_block, specific, text
-from .explain import Vocabulary
 
 _PERMISSIONS: dict[str, PermissionAction] = {
     "allow": "allow",

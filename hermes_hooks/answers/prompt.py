@@ -8,10 +8,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..results import PromptDecision, join_texts
-from .base import AnswerType
-from .dialect import context_of, first, mapping, retag, says_block, specific, stop_or_block, text
-from .explain import Vocabulary
+from .base import (
+    AnswerType,
+    Vocabulary,
+    context_of,
+    first,
+    mapping,
+    retag,
+    says_block,
+    specific,
+    stop_or_block,
+    text,
+)
+from .results import PromptDecision, join_texts
 
 _NEUTRAL = PromptDecision()
 #: The keys a rewritten prompt is read from.

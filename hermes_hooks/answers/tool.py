@@ -9,10 +9,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ..results import ToolDecision, join_texts
-from .base import AnswerType
-from .dialect import context_of, first, mapping, retag, says_block, specific, stop_or_block, text
-from .explain import Vocabulary
+from .base import (
+    AnswerType,
+    Vocabulary,
+    context_of,
+    first,
+    mapping,
+    retag,
+    says_block,
+    specific,
+    stop_or_block,
+    text,
+)
+from .results import ToolDecision, join_texts
 
 _RANK = {"block": 3, "approve": 2, "allow": 1, None: 0}
 _HERMES_ACTIONS = ("block", "approve", "allow", "modify")

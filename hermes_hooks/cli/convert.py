@@ -72,9 +72,8 @@ def _reader(settings: Mapping[str, Any]) -> Reader:
 def read(agent: str, path: Path, settings: Mapping[str, Any] | None = None) -> Reading:
     """The hooks of ``agent`` in ``path`` (a file, or a project directory), read as
     ``hooks_sources`` reads them with the target config's ``settings`` (its URL allow-list)."""
-    from ..builtin_plugins.shell_hooks import readers
-    from ..builtin_plugins.shell_hooks.claude_files import settings_files
-    from ..builtin_plugins.shell_hooks.settings_files import read_settings_file
+    from hermes_hooks.builtin_plugins.shell_hooks import config as readers
+    from hermes_hooks.builtin_plugins.shell_hooks.config import read_settings_file, settings_files
 
     reader = _reader(settings or {})
     if path.is_dir():
@@ -126,8 +125,8 @@ def moved(hook: ShellHook, project: Path) -> ShellHook:
     directory the agent starts it in (the project; a relative ``working_dir`` from there) with
     the variables the agent sets (Claude Code's ``CLAUDE_PROJECT_DIR``, the dialect's), and a
     Claude Code plugin's root becomes ``CLAUDE_PLUGIN_ROOT`` in its ``env``."""
-    from ..builtin_plugins.shell_hooks import dialects
-    from ..wire import CLAUDE
+    from hermes_hooks.builtin_plugins.shell_hooks import matching
+    from hermes_hooks.builtin_plugins.shell_hooks.protocol import CLAUDE
 
     if not _runs_process(hook):
         return hook
@@ -138,7 +137,7 @@ def moved(hook: ShellHook, project: Path) -> ShellHook:
     elif not workdir.startswith(("$", "~")) and not os.path.isabs(workdir):
         workdir = os.path.normpath(os.path.join(root, workdir))
     agent_vars = (
-        {"CLAUDE_PROJECT_DIR": root} if hook.protocol == CLAUDE else dialects.env(hook, root)
+        {"CLAUDE_PROJECT_DIR": root} if hook.protocol == CLAUDE else matching.env(hook, root)
     )
     if hook.plugin_root:
         agent_vars["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
@@ -183,7 +182,7 @@ def _frozen(hook: ShellHook) -> tuple[tuple[str, str], ...]:
 
 def _read_block(block: Any, origin: str, settings: Mapping[str, Any]) -> Reader:
     """A ``hooks:`` mapping read as config.yaml's is read by the runtime."""
-    from ..wire import HERMES
+    from hermes_hooks.builtin_plugins.shell_hooks.protocol import HERMES
 
     reader = _reader(settings)
     reader.block(block, origin, HERMES)

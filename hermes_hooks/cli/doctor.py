@@ -226,7 +226,7 @@ def _required(hooks: Hooks) -> list[Check]:
 
 def _hermes_agent(hooks: Hooks) -> list[Check]:
     """The ``hermes`` script, and hooks on events Hermes Agent 0.19 never fires when bridged."""
-    from ..handover import script_problems
+    from hermes_hooks.hermes.handover import script_problems
 
     out = []
     problems = script_problems()
@@ -236,7 +236,7 @@ def _hermes_agent(hooks: Hooks) -> list[Check]:
     enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
     if not isinstance(enabled, list) or "hermes-hooks" not in enabled:
         return out
-    from ..hermes_agent import unfired_events
+    from hermes_hooks.hermes.agent import unfired_events
 
     never = unfired_events()
     for row in hooks.rows():
@@ -296,7 +296,7 @@ def verify_cmd(state: State, as_json: bool) -> None:
     runtime's dispatcher; report pass or fail per guard. Exits 1 on a miss, or when there is no
     canary at all."""
     _logging()
-    from ..canary import canaries, fire
+    from .payloads import canaries, fire
 
     hooks, _ = _runtime(state)
     verdicts = [fire(hooks, canary) for canary in canaries(hooks)]

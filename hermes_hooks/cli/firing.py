@@ -34,7 +34,7 @@ def payload_for(
 ) -> tuple[dict[str, Any], str | None]:
     """The event's example arguments, with ``--for-tool``, ``--gateway`` and ``--payload-file``
     applied; and the form the payload file was detected as."""
-    from ..payloads import PayloadError, to_kwargs
+    from .payloads import PayloadError, to_kwargs
 
     payload = dict(info.example)
     if for_tool is not None:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..consent import file_sha256
+from hermes_hooks.builtin_plugins.shell_hooks.consent import file_sha256
+
 from ..terminal import echo
 from . import State, _logging
 
@@ -138,8 +139,9 @@ def revoke_cmd(state: State, command: str | None) -> None:
     nothing matched, list the approved commands that can be revoked (exit 1 when nothing was
     revoked)."""
     _logging()
+    from hermes_hooks.builtin_plugins.shell_hooks.consent import Allowlist, path_for
+
     from ..builtin_plugins.shell_hooks import revoke
-    from ..consent import Allowlist, path_for
 
     home = state.load(builtins=False).home
     removed = revoke(home, command) if command is not None else 0

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import wire
+from hermes_hooks.builtin_plugins.shell_hooks import protocol
 
 
 class FormatError(ValueError):
@@ -283,8 +283,8 @@ def read_claude(path: Path, rows: list[tuple[Where, dict[str, Any]]]) -> Session
             turn = session.turns[-1]
             for block in blocks:
                 if block.get("type") == "tool_use":
-                    host = wire.host_tool_name(where.string(block, "name", required=True))
-                    args = wire.args_from_claude(host, where.mapping(block, "input") or {})
+                    host = protocol.host_tool_name(where.string(block, "name", required=True))
+                    args = protocol.args_from_claude(host, where.mapping(block, "input") or {})
                     call_id = where.string(block, "id") or ""
                     call = ToolCall(host, dict(args), tool_call_id=call_id)
                     turn.tool_calls.append(call)

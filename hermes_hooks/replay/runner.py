@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, get_args
 
-from ..results import ToolAction
+from ..answers.results import ToolAction
 from ..trace import Collector, summarise
 from .formats import Session, ToolCall
 

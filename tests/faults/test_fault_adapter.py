@@ -82,14 +82,14 @@ def test_deleted_cwd_does_not_drop_the_guards(
 def test_an_error_inside_the_adapter_blocks_for_fail_closed_hooks(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermes_hooks import wire
+    from hermes_hooks.builtin_plugins.shell_hooks import protocol
 
     hooks = load(home, {"pre_tool_call": [{"command": "true", "fail_closed": True}]})
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("adapter bug")
 
-    monkeypatch.setattr(wire, "hermes_payload", broken)
+    monkeypatch.setattr(protocol, "hermes_payload", broken)
     d = hooks.pre_tool_call(tool_name="terminal", args={})
     assert d.action == "block"
     assert "adapter bug" in d.message
@@ -98,7 +98,7 @@ def test_an_error_inside_the_adapter_blocks_for_fail_closed_hooks(
 def test_a_failing_adapter_blocks_for_each_fail_closed_hook_only(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hermes_hooks import process
+    from hermes_hooks.builtin_plugins.shell_hooks import processes
 
     hooks = load(
         home,
@@ -113,7 +113,7 @@ def test_a_failing_adapter_blocks_for_each_fail_closed_hook_only(
     def broken(commands: Any) -> Any:
         raise RuntimeError("selector bug")
 
-    monkeypatch.setattr(process, "run_many", broken)
+    monkeypatch.setattr(processes, "run_many", broken)
     d = hooks.pre_tool_call(tool_name="terminal", args={})
     assert (d.action, d.source) == ("block", "strict")
     assert "selector bug" in d.message

@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import consent
 from shell_helpers import load, shell_plugin
-
-from hermes_hooks import consent
 
 GUARD = '#!/bin/sh\ncat >/dev/null\necho \'{"action": "block", "message": "guarded"}\'\n'
 
@@ -116,12 +115,12 @@ def test_command_lines_read_by_the_shell_parser_pin_the_script(
 ) -> None:
     # wrappers, subshells, groups and compound commands are read by the project's shell parser,
     # so the script behind them is what the approval pins
-    from hermes_hooks import pinning
+    from hermes_hooks.builtin_plugins.shell_hooks import consent
 
     guard = _write(tmp_path / "dir" / "guard.sh")
     line = command.format(dir=guard.parent)
     # the script that runs is the one identified (not `timeout`, `nice` or `nohup`)
-    assert pinning.of_shell(line, str(tmp_path), dict(os.environ)).script == str(guard)
+    assert consent.of_shell(line, str(tmp_path), dict(os.environ)).script == str(guard)
     hooks = _approved(home, {"command": line, "protocol": "claude-code"})
     _edit(guard)
     assert _status(hooks) == "changed"

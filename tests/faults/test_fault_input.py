@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import consent, processes
+from hermes_hooks.builtin_plugins.shell_hooks.matching import Rule
 from shell_helpers import load, script, shell_plugin, write_settings
 
 import hermes_hooks
-from builtin_plugins.shell_hooks.rules import Rule
-from hermes_hooks import consent, process
 
 GUARD = {"command": script("block_rm.sh")}
 RM = {"command": "rm -rf /"}
@@ -89,7 +89,7 @@ def test_host_descriptors_do_not_leak_into_hooks() -> None:
     r, w = os.pipe()
     os.set_inheritable(w, True)
     try:
-        out = process.run(process.Command(["sh", "-c", "ls /proc/self/fd"]))
+        out = processes.run(processes.Command(["sh", "-c", "ls /proc/self/fd"]))
         fds = {int(x) for x in out.stdout.split()}
         assert w not in fds
     finally:
@@ -114,7 +114,7 @@ def test_no_descriptor_leaks_when_spawning_fails(monkeypatch: pytest.MonkeyPatch
     before = _open_fds()
     monkeypatch.setattr(os, "pipe", pipe)
     for _ in range(10):
-        out = process.run(process.Command(["true"]))
+        out = processes.run(processes.Command(["true"]))
         assert out.error is not None and "Too many open files" in out.error
         calls["n"] = 0
     monkeypatch.setattr(os, "pipe", real_pipe)

@@ -11,15 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import processes
 from shell_helpers import load, script
-
-from hermes_hooks import process
 
 BIG = b"x" * 70000 + b"\n"  # more than the pipe buffer: the writer is still waiting at the kill
 
 
-def _reads_and_answers() -> process.Command:
-    return process.Command(["sh", "-c", "cat >/dev/null; echo answered"], BIG, timeout=5)
+def _reads_and_answers() -> processes.Command:
+    return processes.Command(["sh", "-c", "cat >/dev/null; echo answered"], BIG, timeout=5)
 
 
 class _ExitFirst(selectors.DefaultSelector):  # type: ignore[misc,valid-type]  # the platform's class
@@ -41,8 +40,8 @@ def test_killed_hook_with_an_unread_big_payload_keeps_the_others_answers(
     batch_order: None,
 ) -> None:
     for _ in range(5):
-        sleeper = process.Command(["sleep", "30"], BIG, timeout=0.2)
-        good, killed = process.run_many([_reads_and_answers(), sleeper])
+        sleeper = processes.Command(["sleep", "30"], BIG, timeout=0.2)
+        good, killed = processes.run_many([_reads_and_answers(), sleeper])
         assert good.stdout == b"answered\n"
         assert killed.timed_out
 
@@ -84,22 +83,22 @@ def no_pidfd(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "pidfd_open", refuse, raising=False)
 
 
-def _exit2() -> process.Command:
-    return process.Command(["sh", "-c", "cat >/dev/null; echo no >&2; exit 2"], b"{}\n")
+def _exit2() -> processes.Command:
+    return processes.Command(["sh", "-c", "cat >/dev/null; echo no >&2; exit 2"], b"{}\n")
 
 
 def test_exit_status_with_sigchld_ignored(sigchld_ignored: None) -> None:
-    assert process.run(_exit2()).returncode == 2
+    assert processes.run(_exit2()).returncode == 2
 
 
 def test_exit_status_without_pidfd_open(no_pidfd: None) -> None:
-    assert process.run(_exit2()).returncode == 2
+    assert processes.run(_exit2()).returncode == 2
 
 
 def test_exit_status_with_sigchld_ignored_and_without_pidfd_open(
     sigchld_ignored: None, no_pidfd: None
 ) -> None:
-    assert process.run(_exit2()).returncode == 2
+    assert processes.run(_exit2()).returncode == 2
 
 
 def test_exit_status_with_a_working_dir_and_sigchld_ignored(
@@ -107,11 +106,11 @@ def test_exit_status_with_a_working_dir_and_sigchld_ignored(
 ) -> None:
     cmd = _exit2()
     cmd.cwd = str(tmp_path)
-    assert process.run(cmd).returncode == 2
+    assert processes.run(cmd).returncode == 2
 
 
 def test_signal_death_is_reported_with_sigchld_ignored(sigchld_ignored: None) -> None:
-    out = process.run(process.Command(["sh", "-c", "kill -TERM $$"]))
+    out = processes.run(processes.Command(["sh", "-c", "kill -TERM $$"]))
     assert out.returncode == -signal.SIGTERM
 
 

@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import consent
 from shell_helpers import load, script, shell_plugin, write_config
 
 import hermes_hooks
-from hermes_hooks import consent, trust
+from hermes_hooks import trust
 
 ROOT = hasattr(os, "getuid") and os.getuid() == 0
 

@@ -9,7 +9,7 @@ model saw, and where: ``tool_result`` (what the model reads as the tool's result
 
 hermes-hooks plays the host: it is loaded with the same settings.json and fed, event by event, the
 payload the real agent sent (captured by a recording hook in the real run), translated to our event
-keyword arguments through the event's own contract (hermes_hooks.payloads); the host then acts on
+keyword arguments through the event's own contract (hermes_hooks.cli.payloads); the host then acts on
 the typed answers the way the headless agent does (no human to ask: an approval is a refusal; a
 tool the host does not already allow needs a PermissionRequest answer).
 """
@@ -25,7 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hermes_hooks import catalogue, payloads, wire
+from hermes_hooks.builtin_plugins.shell_hooks import protocol
+
+from hermes_hooks import catalogue
+from hermes_hooks.cli import payloads
 
 #: agent -> case id -> "agree" | "differs: <name>" | "xfail" | "disagree"; the summary line per
 #: agent (conftest.py) is printed from it.
@@ -167,7 +170,7 @@ def to_kwargs(event: str, payload: Mapping[str, Any]) -> dict[str, Any]:
     info = catalogue.get(event)
     assert info is not None, event
     chosen = info.claude_named(str(payload.get("hook_event_name")))
-    known = {*wire.CLAUDE_COMMON_KEYS, "tool_name", "tool_input", "tool_use_id"}
+    known = {*protocol.CLAUDE_COMMON_KEYS, "tool_name", "tool_input", "tool_use_id"}
     if chosen is not None:
         known.update(chosen.fields)
     # fields no argument of ours reads (prompt_id, effort, ...) are left out: hermes-hooks builds
@@ -261,8 +264,8 @@ def hermes_outcome(
     batch = _first(payloads_seen, names.batch) if names.batch else None
     if batch is not None:  # the calls of one model answer, as the host reports them
         calls = [
-            {"tool_name": wire.host_tool_name(c.get("tool_name")),
-             "args": wire.args_from_claude(wire.host_tool_name(c.get("tool_name")),
+            {"tool_name": protocol.host_tool_name(c.get("tool_name")),
+             "args": protocol.args_from_claude(protocol.host_tool_name(c.get("tool_name")),
                                            c.get("tool_input") or {}),
              "tool_call_id": c.get("tool_use_id"), "result": str(c.get("tool_response") or ""),
              "status": "ok"}

@@ -4,7 +4,7 @@ the hermes-hooks host).
 - :func:`dialect_kwargs`: our event and keyword arguments for a payload the real agent sent, read
   back through the agent's event as declared on our hookspecs (``dialects=``): each payload field
   is given to the host argument the field reads (found by asking the field), the tool's name and
-  arguments renamed back to the host's (:class:`hermes_hooks.dialects.Dialect`).
+  arguments renamed back to the host's (:class:`hermes_hooks.builtin_plugins.shell_hooks.dialects.Dialect`).
 - :func:`agent_outcome`: what the real run did, from the requests the fake model got (Gemini's
   ``contents``/``systemInstruction``, Codex's ``input``/``instructions``) and the side-effect files.
 - :func:`hermes_for`: hermes-hooks loaded with the case's own hook file through ``hooks_sources``,
@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from hermes_hooks.builtin_plugins.shell_hooks import dialects
 from oracle_compare import Names, Outcome, scan, tokens
 
 import hermes_hooks
-from hermes_hooks import catalogue, dialects
+from hermes_hooks import catalogue
 
 _PROBE = object()
 

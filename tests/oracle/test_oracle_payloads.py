@@ -1,7 +1,7 @@
 """The Claude Code payloads hermes-hooks sends carry every field the real agent sends.
 
 The real payloads are the fixtures the oracle recorded (fixtures/claude-code/, one per event, from
-``claude -p`` 2.1.330); ours are built by ``hermes_hooks.wire.claude_payload`` from each event's
+``claude -p`` 2.1.330); ours are built by ``hermes_hooks.builtin_plugins.shell_hooks.protocol.claude_payload`` from each event's
 example arguments. No CLI runs here, so this module is not ``slow``. Events where fields are still
 missing are strict xfails naming them (issue 13 item 2: payloads field for field); each turns
 into a failure once the fields are sent, and its mark goes.
@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import config, dialects, protocol
 
-from builtin_plugins.shell_hooks import readers
-from hermes_hooks import catalogue, dialects, wire
+from hermes_hooks import catalogue
 
 pytestmark = pytest.mark.oracle
 
@@ -69,7 +69,7 @@ def test_our_claude_code_payload_has_the_real_fields(name: str) -> None:
     pick = EVENTS[name]
     info = catalogue.get(name)
     assert info is not None
-    ours = wire.claude_payload(info, {**info.example, **pick}, "/project")
+    ours = protocol.claude_payload(info, {**info.example, **pick}, "/project")
     assert ours["hook_event_name"] == name
     missing = sorted(set(theirs) - set(ours))
     assert not missing, f"{name}: Claude Code also sends {', '.join(missing)}"
@@ -78,7 +78,7 @@ def test_our_claude_code_payload_has_the_real_fields(name: str) -> None:
 #: Gemini CLI and Codex: the fixtures the smoke runs recorded (fixtures/gemini-cli/, codex/).
 DIALECT_FIXTURES = {"gemini-cli": "gemini", "codex": "codex"}
 #: Recorded events no event of ours stands for, and why.
-NO_EVENT = readers.CANNOT_FIRE
+NO_EVENT = config.CANNOT_FIRE
 
 
 def _dialect_params() -> list[Any]:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..answers.dialect import text
-from ..catalogue import EventInfo
-from ..contract import AgentEvent
+from hermes_hooks.answers.base import text
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import AgentEvent, millis
+
 from .base import Dialect, Translated, block_unknown
-from .fields import millis
 
 LABEL = "GitHub Copilot"
 

@@ -22,7 +22,7 @@ hook runs exactly once per firing (``docs/hermes-agent.md``):
   Hermes loads itself.
 
 Adopting callbacks and skipping Hermes' ``hooks:`` registration touch Hermes internals that have
-no switch; :mod:`hermes_hooks.hermes_patch` does both, only on the Hermes version it was written
+no switch; :mod:`hermes_hooks.hermes.patch` does both, only on the Hermes version it was written
 against. On another version the bridge warns and runs unpatched (see that module).
 """
 
@@ -36,13 +36,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from . import hermes_patch
-from .results import DispatchAnswer, VerifyAnswer
-from .terminal import echo_on_terminal
+from hermes_hooks.answers.results import DispatchAnswer, VerifyAnswer
+from hermes_hooks.terminal import echo_on_terminal
+
+from . import patch as hermes_patch
 
 if TYPE_CHECKING:
-    from .catalogue import EventInfo
-    from .hooks import Hooks
+    from hermes_hooks.catalogue import EventInfo
+    from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -81,7 +82,7 @@ def unfired_events() -> dict[str, tuple[str, ...]]:
     """The events of our catalogue that Hermes Agent 0.19 never fires, each with its Claude Code
     names: hooks configured on them never run while hermes-hooks is bridged into Hermes 0.19
     (``hermes hooks doctor`` reports them). Needs no Hermes installed."""
-    from .catalogue import events
+    from hermes_hooks.catalogue import events
 
     fired = set(HERMES_0_19_HOOKS)
     return {
@@ -363,8 +364,8 @@ def _load(*, patched: bool) -> Hooks:
     them; the bridge adopts their callbacks) and HOOK.yaml gateway hooks (Hermes' gateway runs
     them). Unpatched, Hermes also runs the `hooks:` entries it can parse (those with a
     ``command``): they are left out of ours, so each runs once."""
-    from .config import find_home, load_config
-    from .runtime import build_runtime
+    from hermes_hooks.config import find_home, load_config
+    from hermes_hooks.runtime import build_runtime
 
     home = find_home(hermes_patch.hermes_home())
     config: Any = None

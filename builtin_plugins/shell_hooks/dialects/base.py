@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..catalogue import EventInfo
-from ..contract import OMIT, AgentEvent
-from .fields import CWD
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import CWD, OMIT, AgentEvent
 
 #: A hook run's exit code, stdout and stderr.
 Output = tuple["int | None", bytes, bytes]

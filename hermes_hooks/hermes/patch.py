@@ -1,6 +1,6 @@
 """Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
 
-The two places where the Hermes Agent bridge (:mod:`hermes_hooks.hermes_agent`) reaches into
+The two places where the Hermes Agent bridge (:mod:`hermes_hooks.hermes.agent`) reaches into
 Hermes Agent's internals, because Hermes 0.19 has no switch for them. Both apply only to the
 Hermes version they were written against (:data:`SUPPORTED`); on any other version
 :meth:`Patch.for_running_hermes` returns ``None`` and the bridge runs unpatched, with a warning.
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .hooks import Hooks
+    from hermes_hooks.hooks import Hooks
 
 log = logging.getLogger("hermes_hooks")
 
@@ -135,7 +135,7 @@ class Patch:
         """Move every other callback of the bridged events into ``hooks``, grouped by owning
         Hermes plugin and in Hermes' order; put the bridge's ``middleware`` (when given) last.
         Never reorder middleware from inside a middleware call: Hermes is iterating that list."""
-        from .context import PluginContext
+        from hermes_hooks.context import PluginContext
 
         owners = self._owners()
         contexts: dict[str, tuple[PluginContext, dict[str, Any]]] = {}
@@ -207,8 +207,7 @@ def _our_keys(path: Any, key: str) -> dict[str, Any]:
     """What the plugin's ``plugin.yaml`` says that Hermes does not read and we do
     (``fail_closed``, ``required``, ``timeout``, ``priority``): a plugin Hermes loads keeps its
     guard settings under the bridge, as under ``load()``."""
-    from .config import read_yaml
-    from .configcheck import manifest_int, manifest_seconds
+    from hermes_hooks.config import manifest_int, manifest_seconds, read_yaml
 
     if not path:
         return {}

@@ -7,31 +7,46 @@ Two protocols. ``hermes`` (the default for ``config.yaml`` entries) sends exactl
 ``claude-code`` (every ``settings.json`` hook) sends what Claude Code sends: PascalCase event
 names, Claude Code's tool and argument names (mapped by
 :data:`hermes_hooks.contract.TOOLS`), ``tool_use_id``,
-``tool_response``, ``prompt``, ... Both are one line of compact JSON ending in ``\\n``.
+``tool_response``, ``prompt``, ... Both are one line of compact JSON ending in ``\n``.
 
 Answers from every dialect are turned into the event's typed result by
-:mod:`hermes_hooks.results`; this module only decides *which* raw answer a process gave (exit
+:mod:`hermes_hooks.answers.results`; this module only decides *which* raw answer a process gave (exit
 code, stdout, stderr) and never raises on any bytes.
+
+The cap on what one Claude Code hook adds to the model's context, as Claude Code applies it:
+text over :data:`CONTEXT_CAP` characters (plain stdout that becomes context,
+``additionalContext``, ``systemMessage``) is saved whole to a file under the home, and the model
+gets the beginning of it and a line saying how long it was and where the file is.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import EventInfo
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import FROM_CLAUDE as FROM_CLAUDE
+from hermes_hooks.contract import (
+    OMIT,
+    args_from_claude,
+    args_to_claude,
+    claude_tool_name,
+    session_of,
+)
+from hermes_hooks.contract import TOOLS as TOOLS
+from hermes_hooks.contract import ToolName as ToolName
+from hermes_hooks.contract import host_tool_name as host_tool_name
+from hermes_hooks.contract import map_tool as map_tool
 
 # Claude Code's tool names are part of the event contract (:mod:`hermes_hooks.contract`); these
 # names stay importable from here for hosts that extended the map through this module.
-from .contract import FROM_CLAUDE as FROM_CLAUDE
-from .contract import OMIT, args_from_claude, args_to_claude, claude_tool_name, session_of
-from .contract import TOOLS as TOOLS
-from .contract import ToolName as ToolName
-from .contract import host_tool_name as host_tool_name
-from .contract import map_tool as map_tool
 
 if TYPE_CHECKING:
     from .dialects.base import Translate
@@ -185,7 +200,7 @@ def parse(
 
     ``failure`` is set by the caller when the run itself failed (spawn error, timeout, output
     over the cap); ``tool_name`` maps a Claude Code ``updatedInput`` back; ``translate`` reads
-    another agent's answer (:mod:`hermes_hooks.dialects`); ``cap`` shortens the context texts
+    another agent's answer (:mod:`.dialects`); ``cap`` shortens the context texts
     (plain stdout, ``additionalContext``, ``systemMessage``) as Claude Code does."""
     try:
         answer = _parse(
@@ -360,3 +375,40 @@ def _value(
     if protocol == CLAUDE and getattr(value, "args", None) is not None and tool is not None:
         value = replace(value, args=args_from_claude(tool, value.args))  # a rewrite, Claude-named
     return value, "", defaulted
+
+
+log = logging.getLogger("hermes_hooks")
+
+#: Claude Code's limit, in characters, on one hook's context text.
+CONTEXT_CAP = 10_000
+#: How much of an over-long text the model still sees.
+PREVIEW = 2_000
+
+
+class ContextCap:
+    """Caps context texts at ``limit`` characters, saving the whole text in ``directory``."""
+
+    def __init__(self, directory: Path, limit: int = CONTEXT_CAP) -> None:
+        self.directory = directory
+        self.limit = limit
+
+    def __call__(self, text: str) -> str:
+        if len(text) <= self.limit:
+            return text
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        path = self.directory / f"context-{digest}.txt"
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as out:
+                out.write(text)
+            where = f"the whole output is in {path}"
+        except OSError as exc:
+            log.warning("hook context over %d characters could not be saved to %s: %s",
+                        self.limit, path, exc.strerror or exc)  # fmt: skip
+            where = f"the rest could not be saved ({exc.strerror or exc})"
+        preview = text[: min(PREVIEW, self.limit // 2)]
+        return (
+            f"{preview}\n\n[hook output cut: {len(text)} characters, over the {self.limit}-character "
+            f"limit; {where}]"
+        )

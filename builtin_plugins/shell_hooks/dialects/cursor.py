@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..answers.dialect import text
-from ..catalogue import EventInfo
-from ..contract import AgentEvent, session_of
+from hermes_hooks.answers.base import text
+from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.contract import AgentEvent, session_of
+
 from .base import Dialect, Translated, block_unknown
 
 LABEL = "Cursor"

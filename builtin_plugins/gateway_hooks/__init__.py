@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_hooks import catalogue
+from hermes_hooks.answers.results import CommandDecision
 from hermes_hooks.faults import escapes
-from hermes_hooks.importing import ensure_package, import_file
+from hermes_hooks.loader import ensure_package, import_file
 from hermes_hooks.markers import hookimpl
-from hermes_hooks.results import CommandDecision
 from hermes_hooks.sources import SourceBase
 from hermes_hooks.trace import Probe, outcome_of, summarise
 from hermes_hooks.trust import untrusted_tree
 from hermes_hooks.watchdog import within
 
-from .gateway_manifest import HookSpec, matches, read_spec
+from .manifest import HookSpec, matches, read_spec
 
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
@@ -300,7 +300,7 @@ def _fail(hooks: Hooks, name: str, directory: Path, error: str, status: str = "f
 
 def load_hooks(hooks: Hooks, root: Path) -> list[GatewayHook]:
     """Load every hook directory under ``root`` (sorted) into ``hooks``; return the loaded ones."""
-    from hermes_hooks.policy import Policy
+    from hermes_hooks.loader import Policy
 
     if not root.is_dir():
         return []

@@ -15,8 +15,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..catalogue import EventInfo
-    from ..contract import AgentEvent
+    from hermes_hooks.catalogue import EventInfo
+    from hermes_hooks.contract import AgentEvent
+
     from .base import Dialect, matches
 
     #: Every dialect, by the name a ``protocol:`` (and ``hooks_sources``) uses.
@@ -50,7 +51,7 @@ def shell_tools() -> frozenset[str]:
     """The host's shell tool (``terminal``) under its own name, Claude Code's and every
     dialect's (``Bash``, ``run_shell_command``, ``Shell``, ``bash``): what a guard of command
     lines looks at, whichever agent's names the call arrives with."""
-    from ..contract import claude_tool_name
+    from hermes_hooks.contract import claude_tool_name
 
     names = {"terminal", claude_tool_name("terminal")}
     names |= {d.tool_name("terminal") for d in _dialects().values()}

@@ -60,7 +60,7 @@ def agent_entry_point() -> Any:
 
 
 def _profile_home(profile: str) -> str:
-    from .config import find_home  # only once the command is known to be ours
+    from hermes_hooks.config import find_home  # only once the command is known to be ours
 
     base = find_home()
     return str(base / "profiles" / profile) if profile not in ("default", "") else str(base)
@@ -72,13 +72,13 @@ def _ours(args: list[str], index: int, profile: str | None) -> None:
         rest = [ALIASES[rest[0]], *rest[1:]]
     if profile is not None and "--home" not in rest:
         rest = ["--home", _profile_home(profile), *rest]
-    from .cli import run_as_script
+    from hermes_hooks.cli import run_as_script
 
     run_as_script(rest)
 
 
 def _version() -> int:
-    from . import __version__
+    from hermes_hooks import __version__
 
     code: Any = 0
     ep = agent_entry_point()
@@ -117,7 +117,7 @@ def main() -> None:
 
 #: What each package's ``hermes`` console script imports (pip, uv and the Windows launchers
 #: all write the entry point's module into the script).
-_OURS, _THEIRS = b"hermes_hooks.handover", b"hermes_cli"
+_OURS, _THEIRS = b"hermes_hooks.hermes.handover", b"hermes_cli"
 
 
 def script_owner(path: Path) -> str | None:
