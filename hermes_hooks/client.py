@@ -158,7 +158,10 @@ def run(agent: str, event: str, home: Any, body: bytes, timeout: float = TIMEOUT
     try:
         reply = ask_service(home, agent, event, body, timeout)
     except Unavailable as exc:
-        reply = in_process(home, agent, event, body, f"the service did not answer ({exc})")
+        why = f"the service did not answer ({exc})"
+        reply = in_process(home, agent, event, body, why)
+        if "stdout" in reply and not reply.get("stderr"):
+            reply["stderr"] = f"hermes-hooks: {why}; the hooks ran in-process"
     if "stdout" not in reply:
         return _refused(agent, event, reply.get("status", 400), str(reply.get("error") or ""))
     return reply

@@ -449,6 +449,7 @@ def test_the_fallback_gives_the_services_decisions(agent, mark, served, tmp_path
     done = client(agent, PRE[agent], data, home)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == reply
+    assert "did not answer" in done.stderr and "ran in-process" in done.stderr
 
 
 def test_stopping_the_service_changes_no_decision(tmp_path):
