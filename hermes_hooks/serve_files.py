@@ -9,7 +9,6 @@ them before it knows whether the service answers.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from pathlib import Path
 
@@ -46,6 +45,8 @@ def read_token(path: Path) -> str:
 def ensure_token(path: Path) -> str:
     """The token in ``path``, written first (32 random bytes, URL-safe; 0600; its directory
     0700) when there is none."""
+    import secrets  # only the service writes a token; the client reads one
+
     parent = path.parent
     if not parent.exists():
         parent.mkdir(mode=0o700, parents=True)
