@@ -193,6 +193,33 @@ def client(
         out["errors"] += errors
 
 
+def _median_ms(cmd: list[str], stdin: bytes, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(cmd, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def client_starts(home: Path, runs: int = 15) -> dict[str, float]:
+    """One client call as an agent makes it, against ``python -c pass`` (same interpreter), and
+    the same call with no service (a copy of the home whose URL leads nowhere)."""
+    hermes = str(Path(sys.executable).with_name("hermes"))
+    body = json.dumps(AGENTS["claude"][1]("start")).encode()
+    call = [hermes, "hooks", "client", "claude", "PreToolUse", "--home", str(home)]
+    out = {"runs": float(runs), "pass": _median_ms([sys.executable, "-c", "pass"], b"", runs)}
+    out["client"] = _median_ms(call, body, runs)
+    dead = home.parent / "dead"
+    dead.mkdir()
+    (dead / "plugins").symlink_to(home / "plugins")
+    (dead / "config.yaml").write_text("{}\n")
+    (dead / "serve").mkdir(mode=0o700)
+    (dead / "serve" / "url").write_text("http://127.0.0.1:9\n")
+    out["fallback"] = _median_ms([*call[:-1], str(dead)], body, max(3, runs // 3))
+    return out
+
+
 def run(workers: int, clients: int, events: int) -> str:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -234,6 +261,7 @@ def run(workers: int, clients: int, events: int) -> str:
                 t.join()
             wall = time.perf_counter() - started
             after = {p: rss_kib(p) for p in pids}
+            starts = client_starts(home)
         finally:
             proc.send_signal(signal.SIGINT)
             try:
@@ -270,6 +298,18 @@ def run(workers: int, clients: int, events: int) -> str:
         f"| transport errors | {len(out['errors'])} |",
         f"| workers' resident memory | {sum(before.values()) // 1024} MiB after warm-up, "
         f"{sum(after.values()) // 1024} MiB after ({grew:+d} KiB) |",
+    ]
+    lines += [
+        "",
+        f"One hook call through `hermes hooks client claude PreToolUse` against this service, "
+        f"as an agent runs it (a new process each time; median of {starts['runs']:.0f}):",
+        "",
+        "| process | ms |",
+        "| --- | --- |",
+        f"| `python -c pass` | {starts['pass']:.1f} |",
+        f"| `hermes hooks client` (the service answers) | {starts['client']:.1f} |",
+        f"| `hermes hooks client`, the service stopped (in-process fallback: `load()` of the "
+        f"home) | {starts['fallback']:.1f} |",
     ]
     if wrong[:3]:
         lines.append("")

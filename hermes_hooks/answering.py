@@ -373,6 +373,10 @@ def _dialect_kwargs(t: Target, payload: dict[str, Any]) -> dict[str, Any]:
             out["tool_name"] = host
         out["args"] = d.args_back(host, args if isinstance(args, Mapping) else {})
     _fields_back(chosen.fields, info, payload, out)
+    read = {*common, *chosen.fields, *(d.tool_keys if chosen.tool else ())}
+    for key in payload:
+        if key not in read:
+            _note_once(f"{t.agent}/{t.name}: key {key!r} is not one we read; ignored")
     if "tool_name" in out and isinstance(out.get("args"), Mapping) and not chosen.tool:
         out["args"] = d.args_back(out["tool_name"], out["args"])
     kwargs = {k: v for k, v in out.items() if k in info.args}

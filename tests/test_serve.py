@@ -528,3 +528,34 @@ def test_each_request_leaves_a_receipt_naming_the_agent_and_its_event(tmp_path):
     ours = [r for r in receipts if r["event"] == "pre_tool_call"]
     assert ours and ours[0]["agent"] == "gemini" and ours[0]["agent_event"] == "BeforeTool"
     assert ours[0]["session_id"] == "s-1"
+
+
+def test_per_session_state_is_kept_by_session_id_across_requests(tmp_path):
+    """One warm load per worker: max_iterations counts a session's model calls over requests
+    (posted as Hermes events), and another session is not affected."""
+    home = make_home(tmp_path / "home", {"max_iterations": 2})
+    with serving(home) as service:
+        for _ in range(2):
+            status, _ = service.post("hermes", "pre_api_request", {"session_id": "a"})
+            assert status == 200
+        data_a = claude_payload("PreToolUse", {**tool("ls"), "session_id": "a"})
+        data_b = claude_payload("PreToolUse", {**tool("ls"), "session_id": "b"})
+        _, reply_a = service.post("claude", "PreToolUse", data_a)
+        _, reply_b = service.post("claude", "PreToolUse", data_b)
+    assert reply_a["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "max_iterations" in reply_a["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reply_b == {}
+
+
+def test_a_field_no_declaration_reads_is_reported_once(caplog):
+    """Through the one handler (as the service and the client's fallback run it)."""
+    from hermes_hooks import Hooks
+    from hermes_hooks.answering import handle
+
+    body = json.dumps({"session_id": "s", "tool_name": "run_shell_command",
+                       "tool_input": {"command": "ls"}, "brand_new": 1}).encode()  # fmt: skip
+    with caplog.at_level("WARNING", logger="hermes_hooks"):
+        for _ in range(3):
+            assert handle(Hooks(), "gemini", "BeforeTool", body).status == 200
+    said = [r.getMessage() for r in caplog.records if "brand_new" in r.getMessage()]
+    assert said == ["serve: gemini/BeforeTool: key 'brand_new' is not one we read; ignored"]
