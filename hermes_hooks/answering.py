@@ -634,13 +634,26 @@ def parse(body: bytes) -> dict[str, Any]:
     return data
 
 
+def _check_types(kwargs: Mapping[str, Any]) -> None:
+    """A tool's name is text and its arguments an object, as every agent sends them."""
+    name, args = kwargs.get("tool_name"), kwargs.get("args")
+    if name is not None and not isinstance(name, str):
+        raise Refused(400, f"the tool's name must be a string, not {type(name).__name__}")
+    if args is not None and not isinstance(args, Mapping):
+        raise Refused(400, f"the tool's input must be an object, not {type(args).__name__}")
+
+
 def handle(hooks: Any, agent: str, event: str, body: bytes) -> Reply:
     """Answer one command hook of ``agent``'s ``event`` whose stdin was ``body``: 200 and the
     agent's reply, or a 4xx naming the problem (never an exception)."""
     try:
         t = target(agent, event)
         payload = parse(body)
-        kwargs = kwargs_of(t, payload)
+        try:
+            kwargs = kwargs_of(t, payload)
+        except (TypeError, ValueError, AttributeError, KeyError) as exc:
+            raise Refused(400, f"the body is no {agent} {event} payload: {exc}") from None
+        _check_types(kwargs)
     except Refused as exc:
         return Reply(exc.status, {"error": exc.message}, 1, exc.message)
     from .trace import origin

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from serve_helpers import client, free_port, make_home, request, serving
 
 import hermes_hooks
@@ -559,3 +561,42 @@ def test_a_field_no_declaration_reads_is_reported_once(caplog):
             assert handle(Hooks(), "gemini", "BeforeTool", body).status == 200
     said = [r.getMessage() for r in caplog.records if "brand_new" in r.getMessage()]
     assert said == ["serve: gemini/BeforeTool: key 'brand_new' is not one we read; ignored"]
+
+
+_EVENTS = [
+    (agent, name)
+    for info in catalogue.events().values()
+    for agent in ("claude", "codex", "gemini", "cursor", "copilot")
+    for name in [c.name for c in (info.claude if agent == "claude" else info.dialect_events(agent))]
+] + [("hermes", name) for name in catalogue.events()]
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
+_KEYS = st.sampled_from(["session_id", "tool_name", "tool_input", "toolName", "toolArgs", "prompt",
+                         "command", "tool_response", "hook_event_name", "conversation_id",
+                         "toolResult", "source", "last_assistant_message", "error", "result_json",
+                         "file_path", "edits", "status", "turn_id", "extra", "tool_calls"])  # fmt: skip
+
+
+@settings(
+    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    event=st.sampled_from(_EVENTS),
+    body=st.dictionaries(_KEYS | st.text(max_size=6), _JSON, max_size=6),
+)
+@example(
+    event=("claude", "PreToolUse"), body={"tool_name": {"a": 1}, "tool_input": {"command": "x"}}
+)
+@example(event=("hermes", "pre_llm_call"), body={"tool_name": {"a": 1}, "tool_input": {}})
+@example(event=("cursor", "preToolUse"), body={"tool_name": "Shell", "tool_input": "ls"})
+def test_any_json_object_gets_an_answer_or_a_4xx_never_an_exception(direct, event, body):
+    from hermes_hooks.answering import handle
+
+    reply = handle(direct, event[0], event[1], json.dumps(body).encode())
+    assert reply.status in (200, 400), reply
+    json.dumps(reply.body)
