@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import stat
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -600,3 +601,16 @@ def test_any_json_object_gets_an_answer_or_a_4xx_never_an_exception(direct, even
     reply = handle(direct, event[0], event[1], json.dumps(body).encode())
     assert reply.status in (200, 400), reply
     json.dumps(reply.body)
+
+
+def test_serve_without_uvicorn_says_what_to_install(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if the extra were not installed
+    home = make_home(tmp_path / "home")
+    result = CliRunner().invoke(hooks_group, ["--home", str(home), "serve", "--port", "0"])
+    assert result.exit_code == 1
+    assert "pip install 'hermes-hooks[serve]'" in result.output
+    assert not (home / "serve" / "url").exists()
