@@ -436,7 +436,7 @@ def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     """``result`` (what ``hooks.call`` returned) as ``t.agent`` reads it from a command hook."""
     kind = t.info.kind
     if t.agent == "hermes":
-        return _hermes(kind, result)
+        return _hermes(t.info, result)
     if not _reads(t.chosen, ""):
         return {}
     event = t.chosen.name if t.chosen is not None else t.info.name
@@ -585,14 +585,16 @@ def _permission(t: Target, event: str, p: PermissionAnswer) -> dict[str, Any]:
     return {"hookSpecificOutput": {"hookEventName": event, "decision": decision}}
 
 
-def _hermes(kind: str, result: Any) -> dict[str, Any]:
-    """Our own answer shape (Hermes' shell-hook protocol reads it back)."""
+def _hermes(info: EventInfo, result: Any) -> dict[str, Any]:
+    """Our own answer shape (Hermes' shell-hook protocol reads it back): a transform's new
+    value under the name of the argument it pipes."""
+    kind = info.kind
     if result is None:
         return {}
     if kind == "context":
         return {"context": result} if isinstance(result, str) and result else {}
     if kind == "transform":
-        return {"result": result}
+        return {info.value or "result": result}
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
         out = {
             k: v

@@ -616,3 +616,42 @@ def test_serve_without_uvicorn_says_what_to_install(tmp_path, monkeypatch):
     assert result.exit_code == 1
     assert "pip install 'hermes-hooks[serve]'" in result.output
     assert not (home / "serve" / "url").exists()
+
+
+@pytest.mark.parametrize(
+    "event,kwargs",
+    [
+        ("transform_tool_result", {"tool_name": "terminal", "args": {}, "result": "secret"}),
+        ("transform_terminal_output", {"command": "ls", "output": "secret", "returncode": 0}),
+        ("transform_llm_output", {"response_text": "secret", "session_id": "s"}),
+    ],
+)
+def test_a_hermes_transform_reads_back_as_the_new_value(event, kwargs, tmp_path):
+    """Hermes' own events through the service: a transform's new value comes back under the
+    name of the argument it pipes, which a Hermes-protocol hook's reader takes."""
+    from hermes_hooks import Hooks, hookimpl
+    from hermes_hooks.answering import handle
+
+    info = catalogue.events()[event]
+
+    class Upper:
+        pass
+
+    def transform(**kw):
+        return str(kw[info.value]).upper()
+
+    setattr(Upper, event, staticmethod(hookimpl(transform)))
+    hooks = Hooks()
+    hooks.register(Upper())
+    reply = handle(hooks, "hermes", event, json.dumps(kwargs).encode())
+    assert reply.status == 200 and reply.body == {info.value: "SECRET"}
+    answer = tmp_path / "answer.json"
+    answer.write_text(json.dumps(reply.body))
+    (tmp_path / "config.yaml").write_text(
+        yaml.safe_dump({"hooks": {event: [{"command": f"cat {answer}", "protocol": "hermes"}]}})
+    )
+    echo = hermes_hooks.load(tmp_path, accept_hooks=True)
+    try:
+        assert echo.call(event, **kwargs) == "SECRET"
+    finally:
+        echo.close()
