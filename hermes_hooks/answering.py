@@ -203,10 +203,15 @@ def _leaves(value: Any) -> list[str]:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Equal values, or the same JSON however it is spaced (Cursor's ``tool_input`` text)."""
     try:
-        return bool(a == b) or json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+        if a == b or json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):
+            return True
+        if isinstance(a, str) and isinstance(b, str):
+            return bool(json.loads(a) == json.loads(b))
     except (TypeError, ValueError):
-        return False
+        pass
+    return False
 
 
 def _reshaped(read: Callable[[Mapping[str, Any]], Any], arg: str, value: Any) -> Any:

@@ -655,3 +655,17 @@ def test_a_hermes_transform_reads_back_as_the_new_value(event, kwargs, tmp_path)
         assert echo.call(event, **kwargs) == "SECRET"
     finally:
         echo.close()
+
+
+@pytest.mark.parametrize("spacing", [(", ", ": "), (",", ":")])
+def test_cursor_mcp_input_text_is_read_back_however_it_is_spaced(spacing, direct):
+    """``beforeMCPExecution`` sends the tool's input as JSON text; Cursor's own spacing need not
+    be ours."""
+    from hermes_hooks.answering import handle
+
+    text = json.dumps({"command": "BLOCK mcp"}, separators=spacing)
+    body = {"conversation_id": "s-9", "hook_event_name": "beforeMCPExecution",
+            "tool_name": "mcp__shell__run", "tool_input": text}  # fmt: skip
+    reply = handle(direct, "cursor", "beforeMCPExecution", json.dumps(body).encode())
+    assert reply.status == 200, reply
+    assert reply.body["permission"] == "deny" and "in s-9" in reply.body["agent_message"]
