@@ -669,3 +669,52 @@ def test_cursor_mcp_input_text_is_read_back_however_it_is_spaced(spacing, direct
     reply = handle(direct, "cursor", "beforeMCPExecution", json.dumps(body).encode())
     assert reply.status == 200, reply
     assert reply.body["permission"] == "deny" and "in s-9" in reply.body["agent_message"]
+
+
+_FIXTURES = Path(__file__).resolve().parent / "oracle" / "fixtures"
+_RECORDED = [
+    (agent, path)
+    for agent, folder in (("claude", "claude-code"), ("codex", "codex"), ("gemini", "gemini-cli"))
+    for path in sorted((_FIXTURES / folder).glob("*.json"))
+    if not path.stem.startswith("model-") and path.stem != "BeforeToolSelection"
+]
+
+
+@pytest.mark.parametrize("agent,path", _RECORDED, ids=lambda v: getattr(v, "stem", v))
+def test_what_the_real_agents_sent_is_read_back_whole(agent, path):
+    """The payloads the real CLIs sent their hooks (tests/oracle/fixtures): read back as our
+    event's arguments, with the session and, for a tool event, the host's tool and its input."""
+    from hermes_hooks.answering import kwargs_of, target
+
+    data = json.loads(path.read_text())
+    t = target(agent, path.stem)
+    kwargs = kwargs_of(t, data)
+    assert (kwargs.get("session_id") or kwargs.get("parent_session_id")) == data["session_id"]
+    if "tool_name" in data:
+        assert kwargs["tool_name"] == "terminal"
+        assert kwargs["args"]["command"] == data["tool_input"]["command"]
+    if t.chosen is not None and t.chosen.when is not None:
+        pick = (
+            t.info.claude_event
+            if agent == "claude"
+            else (lambda kw: t.info.dialect_event(agent, kw))
+        )
+        assert pick(kwargs) is t.chosen  # hooks under this very event name fire
+
+
+@pytest.mark.parametrize(
+    "event,body,tool",
+    [
+        ("beforeShellExecution", {"command": "ls", "cwd": "/"}, "terminal"),
+        ("beforeReadFile", {"file_path": "/etc/hosts", "content": ""}, "read_file"),
+        ("afterShellExecution", {"command": "ls", "output": "x", "duration": 1}, "terminal"),
+    ],
+)
+def test_a_cursor_event_for_one_tool_names_that_tool(event, body, tool):
+    """Cursor's per-tool events carry no tool name: it is the one their declaration selects."""
+    from hermes_hooks.answering import kwargs_of, target
+
+    t = target("cursor", event)
+    kwargs = kwargs_of(t, {"conversation_id": "c", "hook_event_name": event, **body})
+    assert kwargs["tool_name"] == tool
+    assert t.info.dialect_event("cursor", kwargs) is t.chosen
