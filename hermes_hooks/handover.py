@@ -98,6 +98,18 @@ def _client(rest: list[str]) -> bool:
     sys.exit(client_main([*rest[i + 1 :], *(["--home", home[0]] if home else [])]))
 
 
+def hooks_main() -> None:
+    """The ``hermes-hooks`` console script: always our command line (``hermes_hooks.cli``),
+    with ``hermes-hooks client ...`` started before click is imported, as through ``hermes``."""
+    args = sys.argv[1:]
+    if args[:1] == ["hooks"]:
+        args = args[1:]
+    _client(args)
+    from .cli import main as cli_main
+
+    cli_main()
+
+
 def _version() -> int:
     from . import __version__
 

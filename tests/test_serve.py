@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import stat
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -718,3 +719,29 @@ def test_a_cursor_event_for_one_tool_names_that_tool(event, body, tool):
     kwargs = kwargs_of(t, {"conversation_id": "c", "hook_event_name": event, **body})
     assert kwargs["tool_name"] == tool
     assert t.info.dialect_event("cursor", kwargs) is t.chosen
+
+
+@pytest.mark.parametrize(
+    "script,argv",
+    [("hooks_main", ["hermes-hooks", "client"]), ("main", ["hermes", "hooks", "client"])],
+)
+def test_the_client_imports_no_hook_system_when_the_service_answers(script, argv, served):
+    """Through either console script: neither click nor the catalogue, the dispatcher or the
+    answer types are imported before the service has answered."""
+    code = (
+        "import atexit, json, sys\n"
+        "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+        f"sys.argv = {argv!r} + ['claude', 'PreToolUse', '--home', {str(served.home)!r}]\n"
+        f"from hermes_hooks.handover import {script}\n"
+        f"{script}()\n"
+    )
+    data = json.dumps(claude_payload("PreToolUse", tool("BLOCK")))
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=data, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    modules = set(json.loads(done.stderr.split("MODULES ", 1)[1]))
+    heavy = {"click", "hermes_hooks.catalogue", "hermes_hooks.hooks", "hermes_hooks.answers",
+             "hermes_hooks.answering", "pluggy", "yaml", "uvicorn", "http.client"}  # fmt: skip
+    assert modules & heavy == set()
