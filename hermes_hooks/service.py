@@ -165,6 +165,18 @@ def url_of(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
+class LoadError(Exception):
+    """The home could not be loaded at the service's start (the message says why)."""
+
+
+def _load_checked() -> App:
+    try:
+        return create_app()
+    except (Exception, KeyboardInterrupt) as exc:  # a plugin may raise anything at import
+        home = os.environ.get(_ENV_HOME)
+        raise LoadError(f"cannot load the home {home}: {type(exc).__name__}: {exc}") from None
+
+
 def run(
     home: Path,
     *,
@@ -177,8 +189,10 @@ def run(
     body_timeout: float = BODY_TIMEOUT,
     announce: Callable[[str], None] = print,
 ) -> None:
-    """Serve ``home`` until interrupted. Raises :class:`~hermes_hooks.serve_files.TokenError`, ``ImportError`` (no
-    uvicorn: the message says what to install) and ``OSError`` (the port is taken)."""
+    """Serve ``home`` until interrupted. Raises :class:`~hermes_hooks.serve_files.TokenError`,
+    :class:`LoadError` (the home does not load: nothing is served and no URL written),
+    ``ImportError`` (no uvicorn: the message says what to install) and ``OSError`` (the port
+    is taken)."""
     try:
         import uvicorn
     except ImportError:
@@ -187,6 +201,20 @@ def run(
     ensure_token(token_path)
     if token_file is None:
         private(serve_dir(home), "directory")
+    os.environ.update(
+        {
+            _ENV_HOME: str(home),
+            _ENV_TOKEN: str(token_path),
+            _ENV_CONFIG: config or "",
+            _ENV_ACCEPT: "1" if accept_hooks else "",
+            _ENV_BODY_TIMEOUT: str(body_timeout),
+        }
+    )
+    # one worker: this process is the worker, its load is the one; several: each loads its
+    # own, and this one only checks first that the home loads, so a broken one is said here
+    app = _load_checked()
+    if workers > 1:
+        app.hooks.close()
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -202,23 +230,13 @@ def run(
     tmp = directory / "url.tmp"
     tmp.write_text(url + "\n", encoding="utf-8")
     tmp.replace(directory / "url")
-    os.environ.update(
-        {
-            _ENV_HOME: str(home),
-            _ENV_TOKEN: str(token_path),
-            _ENV_CONFIG: config or "",
-            _ENV_ACCEPT: "1" if accept_hooks else "",
-            _ENV_BODY_TIMEOUT: str(body_timeout),
-        }
-    )
-    settings = uvicorn.Config(
-        "hermes_hooks.service:create_app",
-        factory=True,
-        workers=workers,
-        log_level="warning",
-        timeout_keep_alive=5,
-        lifespan="on",
-    )
+    common: dict[str, Any] = {"log_level": "warning", "timeout_keep_alive": 5, "lifespan": "on"}
+    if workers > 1:
+        settings = uvicorn.Config(
+            "hermes_hooks.service:create_app", factory=True, workers=workers, **common
+        )
+    else:
+        settings = uvicorn.Config(app, **common)
     announce(f"hermes-hooks serving {home} at {url} ({workers} worker(s); token {token_path})")
     try:
         if workers > 1:

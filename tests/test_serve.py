@@ -745,3 +745,17 @@ def test_the_client_imports_no_hook_system_when_the_service_answers(script, argv
     heavy = {"click", "hermes_hooks.catalogue", "hermes_hooks.hooks", "hermes_hooks.answers",
              "hermes_hooks.answering", "pluggy", "yaml", "uvicorn", "http.client"}  # fmt: skip
     assert modules & heavy == set()
+
+
+def test_a_home_that_does_not_load_is_said_at_start_and_nothing_is_served(tmp_path):
+    from click.testing import CliRunner
+
+    from hermes_hooks.cli import hooks_group
+
+    home = make_home(tmp_path / "home", plugin=BROKEN)
+    result = CliRunner().invoke(hooks_group, ["--home", str(home), "serve", "--port", "0"])
+    assert result.exit_code == 1
+    assert f"cannot load the home {home}: KeyboardInterrupt: the plugin will not load" in (
+        result.output
+    )
+    assert not (home / "serve" / "url").exists()  # clients fall back instead of waiting

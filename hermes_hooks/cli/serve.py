@@ -36,7 +36,7 @@ def serve_cmd(
     _logging()
     from ..config import find_home
     from ..serve_files import TokenError
-    from ..service import run
+    from ..service import LoadError, run
 
     home = find_home(state.home)
     try:
@@ -51,7 +51,7 @@ def serve_cmd(
             body_timeout=body_timeout,
             announce=lambda line: click.echo(line, err=True),
         )
-    except (ImportError, TokenError) as exc:
+    except (ImportError, TokenError, LoadError) as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         raise click.ClickException(
