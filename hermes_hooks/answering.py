@@ -433,8 +433,17 @@ def _can_rewrite(t: Target) -> bool:
     )
 
 
-def _can_ask(t: Target) -> bool:
-    return t.agent in ("claude", "gemini", "cursor", "hermes")
+def _carried(t: Target, body: dict[str, Any], tool: Any) -> bool:
+    """Whether ``t.agent`` acts on ``body`` as written: our reader of its dialect (which reads
+    answers as that agent does) takes it without a note of something it ignores or rejects
+    (Codex's ``ask`` and ``allow``); Claude Code reads every answer of ours."""
+    d = dialects.get(t.agent)
+    if d is None or not isinstance(t.chosen, AgentEvent):
+        return True
+    if not body:
+        return False
+    _, notes = d.translate(t.info, t.chosen, body, tool)
+    return not notes
 
 
 def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -498,9 +507,13 @@ def _tool(t: Target, event: str, d: ToolDecision, kwargs: Mapping[str, Any]) -> 
     action, message, context = d.action, d.message, d.context
     tool = kwargs.get("tool_name")
     rewrite = d.args if d.args is not None and d.args != kwargs.get("args") else None
-    if action == "approve" and not _can_ask(t):
+    if action == "approve" and not _carried(t, _tool_words(t, event, "ask", "?", None, None), tool):
         action = "block"
         message = f"needs approval, which {t.agent} cannot ask from a hook: {message or ''}"
+    if action == "allow" and not _carried(
+        t, _tool_words(t, event, "allow", None, None, None), tool
+    ):
+        action = None  # an allow the agent ignores: no opinion (its own prompt decides)
     if rewrite is not None and action != "block" and not _can_rewrite(t):
         action = "block"
         message = (
@@ -512,10 +525,23 @@ def _tool(t: Target, event: str, d: ToolDecision, kwargs: Mapping[str, Any]) -> 
         message = "blocked by hermes-hooks"
     args = _agent_args(t, rewrite, tool) if rewrite is not None and action != "block" else None
     word = {"block": "deny", "approve": "ask", "allow": "allow"}.get(action or "")
+    return _tool_words(t, event, word, message, args, context)
+
+
+def _tool_words(
+    t: Target,
+    event: str,
+    word: str | None,
+    message: str | None,
+    args: Mapping[str, Any] | None,
+    context: str | None,
+) -> dict[str, Any]:
+    """A tool call's answer in ``t.agent``'s words: ``word`` is ``deny``, ``ask`` or
+    ``allow``, ``args`` the rewritten input in the agent's names."""
     out: dict[str, Any] = {}
     if t.agent in ("claude", "codex"):
         spec: dict[str, Any] = {"hookEventName": event}
-        if word and not (t.agent == "codex" and word == "allow"):
+        if word:
             spec["permissionDecision"] = word
             if message:
                 spec["permissionDecisionReason"] = message
