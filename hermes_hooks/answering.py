@@ -428,9 +428,9 @@ def _agent_args(t: Target, args: Mapping[str, Any], tool: Any) -> Mapping[str, A
 
 
 def _can_rewrite(t: Target) -> bool:
-    return _reads(t.chosen, "updatedInput", "updated_input", "tool_input") and not (
-        t.agent == "codex"  # Codex rejects updatedInput (the call runs unchanged)
-    )
+    """Whether the agent's event reads a rewritten input (its declaration's ``answers``: Codex's
+    ``PreToolUse`` and Cursor's ``beforeShellExecution`` do not)."""
+    return _reads(t.chosen, "updatedInput", "updated_input", "tool_input")
 
 
 def _carried(t: Target, body: dict[str, Any], tool: Any) -> bool:
