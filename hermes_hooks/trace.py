@@ -21,6 +21,7 @@ tracer learns who started whom from every firing that announces a sub-agent
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import dataclasses
 import json
 import logging
@@ -37,6 +38,23 @@ from typing import Any
 from .contract import lineage_of, session_of, subagent_of
 
 log = logging.getLogger("hermes_hooks")
+
+#: The agent and its event name a firing answers (``hermes hooks serve``: Claude Code's
+#: ``PreToolUse``, Gemini CLI's ``BeforeTool``, ...), named on every receipt of the firing.
+_ORIGIN: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "hermes_hooks_origin", default=None
+)
+
+
+@contextlib.contextmanager
+def origin(agent: str, event: str) -> Iterator[None]:
+    """Receipts written inside name ``agent`` and its ``event`` (``agent``, ``agent_event``)."""
+    token = _ORIGIN.set((agent, event))
+    try:
+        yield
+    finally:
+        _ORIGIN.reset(token)
+
 
 #: How many sub-agent sessions a tracer remembers the parent of (the oldest are forgotten).
 LINEAGE_LIMIT = 4096
@@ -249,6 +267,9 @@ class Tracer:
             "dropped": self.redact(dropped),
             "error": self.redact(error),
         }
+        via = _ORIGIN.get()
+        if via is not None:
+            receipt["agent"], receipt["agent_event"] = via
         if self.payloads and kwargs is not None:
             payload = self.redact(dict(kwargs))  # before shortening: no half secrets
             receipt["payload"] = (

@@ -53,3 +53,12 @@ def test_command_guard_bench_reports_both_corpora_for_each_checker():
     for checker in ("command_guard (every pack)", "dangerous_patterns (every shipped group)"):
         for corpus in ("dcg", "public"):
             assert f"| {checker} | {corpus} |" in text
+
+
+@pytest.mark.slow
+def test_serve_load_bench_checks_every_decision_of_mixed_agents():
+    text = _run("serve_load.py", "--workers", "2", "--clients", "8", "--events", "400")
+    for figure in ("lost", "duplicated", "transport errors"):
+        assert f"| {figure} | 0 |" in text
+    assert "| misrouted (another request's or another agent's reply) | 0 |" in text
+    assert "| p99 per request |" in text

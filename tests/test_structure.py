@@ -115,13 +115,14 @@ BUILTIN = {n for n in MODULES if _under(n, "hermes_hooks.builtin_plugins")}
 #: What an adapter is, to the specs: the shell adapter and every built-in.
 ADAPTERS = SHELL | BUILTIN
 #: The layers outside the core: the CLI, the demo, replay, the Hermes Agent bridge (plugin,
-#: patch, hand-over script) and the runtime builder, whose job is to assemble the built-ins.
+#: patch, hand-over script), the service other agents' hooks post to, and the runtime builder, whose job is to assemble the built-ins.
 OUTER = (
     "hermes_hooks.cli",
     "hermes_hooks.__main__",
     "hermes_hooks.demo",
     "hermes_hooks.replay",
     "hermes_hooks.hermes",  # the Hermes Agent bridge: plugin, patch, hand-over script
+    "hermes_hooks.serve",  # other agents' hook runner: it reads their dialects
     "hermes_hooks.docgen",  # a tool for this repository's docs: it reads every layer
     "hermes_hooks.runtime",
 )

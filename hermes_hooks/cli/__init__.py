@@ -87,6 +87,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "import_cmd",
         "Print (or --write) the config.yaml entries of another agent's hook configuration.",
     ),
+    "serve": (
+        "hermes_hooks.cli.serve",
+        "serve_cmd",
+        "Serve the hooks to other agents over HTTP (POST /v1/hooks/<agent>/<event>).",
+    ),
+    "client": (
+        "hermes_hooks.cli.serve",
+        "client_cmd",
+        "A command hook for another agent: stdin to the service, its reply out.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",

@@ -72,9 +72,42 @@ def _ours(args: list[str], index: int, profile: str | None) -> None:
         rest = [ALIASES[rest[0]], *rest[1:]]
     if profile is not None and "--home" not in rest:
         rest = ["--home", _profile_home(profile), *rest]
+    if _client(rest):
+        return
     from hermes_hooks.cli import run_as_script
 
     run_as_script(rest)
+
+
+def _client(rest: list[str]) -> bool:
+    """``hermes hooks [--home DIR] [--accept-hooks] client ...`` starts without the command
+    line's modules (click): an agent runs it at every hook (docs/agents.md)."""
+    front: list[str] = []
+    i = 0
+    while i < len(rest) and rest[i] in ("--home", "--accept-hooks"):
+        step = 2 if rest[i] == "--home" else 1
+        front += rest[i : i + step]
+        i += step
+    if rest[i : i + 1] != ["client"] or any(a in ("-h", "--help") for a in rest[i:]):
+        return False
+    if "--accept-hooks" in front:
+        os.environ["HERMES_ACCEPT_HOOKS"] = "1"
+    home = front[front.index("--home") + 1 :][:1] if "--home" in front else []
+    from hermes_hooks.serve.client import main as client_main
+
+    sys.exit(client_main([*rest[i + 1 :], *(["--home", home[0]] if home else [])]))
+
+
+def hooks_main() -> None:
+    """The ``hermes-hooks`` console script: always our command line (``hermes_hooks.cli``),
+    with ``hermes-hooks client ...`` started before click is imported, as through ``hermes``."""
+    args = sys.argv[1:]
+    if args[:1] == ["hooks"]:
+        args = args[1:]
+    _client(args)
+    from hermes_hooks.cli import main as cli_main
+
+    cli_main()
 
 
 def _version() -> int:
