@@ -87,6 +87,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "import_cmd",
         "Print (or --write) the config.yaml entries of another agent's hook configuration.",
     ),
+    "install-into": (
+        "hermes_hooks.cli.agents",
+        "install_into_cmd",
+        "Route an agent's hooks (claude, codex, gemini, cursor, copilot) to hermes-hooks.",
+    ),
+    "uninstall-from": (
+        "hermes_hooks.cli.agents",
+        "uninstall_from_cmd",
+        "Take out of an agent's hook file exactly what install-into added.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",
