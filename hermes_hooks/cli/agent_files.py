@@ -35,6 +35,9 @@ VIAS = ("auto", "http", "client")
 DEFAULT_URL = "http://127.0.0.1:8765"
 #: Agents that keep a hook list per event (Cursor, Copilot) rather than matcher groups.
 FLAT = ("cursor", "copilot")
+#: Claude Code events whose http hooks Claude Code skips ("HTTP hooks are not supported for
+#: SessionStart", 2.1.330): routed through the client whatever ``--via`` says.
+CLAUDE_NO_HTTP = frozenset({"SessionStart", "Setup"})
 
 
 def agents() -> tuple[str, ...]:
@@ -123,7 +126,7 @@ def service_url(home: Path) -> str:
 
 def transport(agent: str, route: Route, via: str) -> str:
     """``http`` or ``client`` for this event."""
-    if agent != "claude" or via == "client":
+    if agent != "claude" or via == "client" or route.event in CLAUDE_NO_HTTP:
         return "client"
     if via == "http":
         return "http"

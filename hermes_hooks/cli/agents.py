@@ -77,8 +77,8 @@ def read(path: Path) -> Current:
     fix = "fix it (or move it aside) and run the command again; nothing was written"
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        return Current(path, None, {})
+    except (FileNotFoundError, NotADirectoryError):
+        return Current(path, None, {})  # writing it says why it cannot be created
     except OSError as exc:
         raise click.ClickException(
             f"cannot read {path}: {exc.strerror or exc}; nothing was written"
