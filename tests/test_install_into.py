@@ -397,3 +397,72 @@ def test_doctor_fails_on_an_edited_entry_of_ours(world):
         "hooks.preToolUse[0]: differs from what install-into writes here: an entry of ours "
         "was changed since install-into wrote it; run `hermes hooks install-into cursor` again"
     ]
+
+
+def test_a_file_that_is_not_utf8_is_refused(world):
+    path = world["project"] / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    path.write_bytes(b'{"hooks": {"\xff\xfe": []}}')
+    out = cli(world, "install-into", "codex", "--yes")
+    assert out.exit_code == 1 and "not UTF-8" in out.output and str(path) in out.output
+    assert path.read_bytes() == b'{"hooks": {"\xff\xfe": []}}'
+
+
+def test_uninstall_refuses_a_file_that_does_not_parse(world):
+    path = world["project"] / ".cursor" / "hooks.json"
+    path.parent.mkdir()
+    path.write_text('{"version": 1,,}')
+    out = cli(world, "uninstall-from", "cursor", "--yes")
+    assert out.exit_code == 1 and "line 1, column 15: not valid JSON" in out.output
+    assert path.read_text() == '{"version": 1,,}'
+
+
+def _on_a_terminal(world, answer, *args):
+    """Run the real console script with a terminal for stdin and stdout, answering the
+    question with ``answer``; its whole output."""
+    import pty
+    import select
+    import shutil
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / "hermes-hooks"
+    assert script.is_file() or shutil.which("hermes-hooks")
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HERMES")}
+    env.update(HOME=str(world["user"]), HERMES_HOME=str(world["home"]), NO_COLOR="1")
+    proc = subprocess.Popen(
+        [str(script), *args], stdin=follower, stdout=follower, stderr=follower,
+        cwd=world["project"], env=env, close_fds=True,
+    )  # fmt: skip
+    os.close(follower)
+    seen = b""
+    answered = False
+    while True:
+        ready, _, _ = select.select([leader], [], [], 30)
+        if not ready:
+            proc.kill()
+            break
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the command ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"[y/N]" in seen:
+            os.write(leader, answer)
+            answered = True
+    os.close(leader)
+    assert proc.wait(timeout=30) is not None
+    return proc.returncode, seen.decode("utf-8", "replace")
+
+
+def test_on_a_terminal_it_asks_and_writes_only_when_approved(world):
+    path = world["project"] / PROJECT_FILE["codex"]
+    code, text = _on_a_terminal(world, b"n\n", "install-into", "codex")
+    assert code == 1 and "Go ahead with writing" in text and "not approved" in text
+    assert not path.exists()
+    code, text = _on_a_terminal(world, b"y\n", "install-into", "codex")
+    assert code == 0 and f"wrote {path}" in text
+    assert "hooks client codex PreToolUse" in path.read_text()

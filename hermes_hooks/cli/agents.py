@@ -284,6 +284,9 @@ def _notes(agent: str, path: Path, where: Path | None, setup: files.Setup, via: 
         echo(f"Claude Code's http hooks send the token from ${files.TOKEN_VAR}: export "
              f"{files.TOKEN_VAR}=\"$(cat {setup.home / 'serve' / 'token'})\" where you start "
              f"claude; the service is at {setup.url}")  # fmt: skip
+    if not os.path.isabs(setup.hermes):
+        echo(f"warning: no `hermes` script beside {sys.executable} or on PATH: the entries run "
+             f"`{setup.hermes}` from {agent}'s PATH; install hermes-hooks there")  # fmt: skip
     if agent == "gemini":
         data = read(path).data
         switch = data.get("hooksConfig") if isinstance(data, dict) else None
