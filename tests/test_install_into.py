@@ -466,3 +466,21 @@ def test_on_a_terminal_it_asks_and_writes_only_when_approved(world):
     code, text = _on_a_terminal(world, b"y\n", "install-into", "codex")
     assert code == 0 and f"wrote {path}" in text
     assert "hooks client codex PreToolUse" in path.read_text()
+
+
+def test_it_says_when_the_agent_would_run_none_of_the_hooks(world, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codexhome"))
+    out = cli(world, "install-into", "codex", "--yes")
+    assert out.exit_code == 0 and "warning: Codex runs hooks only with `[features]`" in out.output
+    (tmp_path / "codexhome").mkdir()
+    (tmp_path / "codexhome" / "config.toml").write_text("[features]\nhooks = true\n")
+    out = cli(world, "install-into", "codex", "--yes")
+    assert "warning" not in out.output
+    gemini = world["project"] / ".gemini" / "settings.json"
+    gemini.parent.mkdir()
+    gemini.write_text('{"hooksConfig": {"enabled": false}}')
+    out = cli(world, "install-into", "gemini", "--yes")
+    assert out.exit_code == 0 and "hooksConfig.enabled is false" in out.output
+    doc = json.loads(cli(world, "doctor", "--json").output)
+    notes = [n for c in doc["checks"] if c["kind"] == "agent" for n in c["notes"]]
+    assert any("hooksConfig.enabled is false" in n for n in notes)

@@ -359,3 +359,37 @@ def empty(agent: str, data: Mapping[str, Any]) -> bool:
     """Whether nothing but what install-into adds by itself is left (``{}``, a ``version``)."""
     rest = {k: v for k, v in data.items() if not (agent in FLAT and k == "version")}
     return not rest
+
+
+def switched_off(agent: str, project: Path | None) -> str | None:
+    """Why ``agent`` would run none of the hooks written for it, when its own config says so
+    (Codex runs hooks only with ``[features] hooks = true`` in a ``config.toml``; Gemini CLI
+    none with ``hooksConfig.enabled: false``), else ``None``."""
+    import json
+
+    from hermes_hooks.builtin_plugins.shell_hooks import readers
+
+    if agent == "codex":
+        tomls = [p for p in readers.files_of("codex", project or Path.cwd()) if p.suffix == ".toml"]
+        for path in tomls:
+            try:
+                import tomllib
+
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (ImportError, OSError, ValueError):
+                continue
+            features = data.get("features")
+            if isinstance(features, dict) and features.get("hooks") is True:
+                return None
+        return (f"Codex runs hooks only with `[features]` `hooks = true` in {tomls[0]}: add it "
+                "there")  # fmt: skip
+    if agent == "gemini":
+        try:
+            data = json.loads(target(agent, project).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        switch = data.get("hooksConfig") if isinstance(data, dict) else None
+        if isinstance(switch, dict) and switch.get("enabled") is False:
+            return (f"{target(agent, project)}: hooksConfig.enabled is false, so Gemini CLI runs "
+                    "none of these hooks; set it to true")  # fmt: skip
+    return None

@@ -287,12 +287,9 @@ def _notes(agent: str, path: Path, where: Path | None, setup: files.Setup, via: 
     if not os.path.isabs(setup.hermes):
         echo(f"warning: no `hermes` script beside {sys.executable} or on PATH: the entries run "
              f"`{setup.hermes}` from {agent}'s PATH; install hermes-hooks there")  # fmt: skip
-    if agent == "gemini":
-        data = read(path).data
-        switch = data.get("hooksConfig") if isinstance(data, dict) else None
-        if isinstance(switch, dict) and switch.get("enabled") is False:
-            echo(f"warning: {path}: hooksConfig.enabled is false, so Gemini CLI runs none of "
-                 "these hooks; set it to true")  # fmt: skip
+    off = files.switched_off(agent, where)
+    if off:
+        echo(f"warning: {off}")
     if agent == "copilot" and where is not None:
         echo(f"note: {path} is inside the repository and names this machine's paths: keep it "
              "out of commits (.git/info/exclude) or install with --user")  # fmt: skip
@@ -458,6 +455,11 @@ def checks(state: State, project: Path) -> list[tuple[str, str, list[tuple[bool,
                                  f"{r.agent}'s hooks itself and its entries of ours would call "
                                  f"the service again (a loop); remove {r.agent!r} from "
                                  "hooks_sources"))  # fmt: skip
+        off = files.switched_off(
+            r.agent, None if r.path == files.target(r.agent, None) else project
+        )
+        if off:
+            lines.append((True, f"warning: {off}"))
         http = http or _uses_http(r)
         out.append(("agent", f"{r.agent}: {r.path}", lines))
     if found:
