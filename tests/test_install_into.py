@@ -484,3 +484,27 @@ def test_it_says_when_the_agent_would_run_none_of_the_hooks(world, tmp_path, mon
     doc = json.loads(cli(world, "doctor", "--json").output)
     notes = [n for c in doc["checks"] if c["kind"] == "agent" for n in c["notes"]]
     assert any("hooksConfig.enabled is false" in n for n in notes)
+
+
+def test_a_linked_settings_file_stays_a_link_and_the_file_behind_it_changes(world):
+    dotfiles = world["user"] / "dotfiles"
+    dotfiles.mkdir()
+    real = dotfiles / "claude-settings.json"
+    real.write_text('{"model": "opus"}\n')
+    link = world["user"] / ".claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    out = cli(world, "install-into", "claude", "--user", "--yes")
+    assert out.exit_code == 0, out.output
+    assert link.is_symlink() and "hooks client claude PreToolUse" in real.read_text()
+    assert (dotfiles / "claude-settings.json.hermes-hooks.bak").read_text() == '{"model": "opus"}\n'
+    assert cli(world, "uninstall-from", "claude", "--user", "--yes").exit_code == 0
+    assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'
+
+
+def test_a_new_file_gets_the_users_ordinary_mode(world):
+    assert cli(world, "install-into", "codex", "--yes").exit_code == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    mode = (world["project"] / PROJECT_FILE["codex"]).stat().st_mode & 0o777
+    assert mode == 0o666 & ~mask

@@ -51,6 +51,12 @@ def _home(state: State) -> Path:
     return find_home(state.home)
 
 
+def _real(path: Path) -> Path:
+    """The file a link points to (a settings file kept in a dotfiles repository stays a link:
+    the file behind it is changed, and backed up beside it)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _project(project: str | None, user: bool) -> Path | None:
     if project is not None and user:
         raise click.UsageError("--project and --user exclude each other: choose one")
@@ -179,6 +185,10 @@ def write(path: Path, old: bytes | None, new: bytes | None) -> Path | None:
                 os.fsync(out.fileno())
             if old is not None:
                 os.chmod(tmp, path.stat().st_mode & 0o7777)
+            else:  # as any new file of the user's (mkstemp's is 0600)
+                mask = os.umask(0)
+                os.umask(mask)
+                os.chmod(tmp, 0o666 & ~mask)
         if old is not None:
             saved = backup_path(path)
             fd = os.open(saved, os.O_WRONLY | os.O_CREAT | os.O_EXCL, path.stat().st_mode & 0o777)
@@ -247,7 +257,7 @@ def install_into_cmd(
     if via == "http" and agent != "claude":
         raise click.UsageError(f"--via http: only Claude Code has an http hook type, not {agent}")
     where = _project(project, user)
-    path = files.target(agent, where)
+    path = _real(files.target(agent, where))
     loop = reads_agent_files(state, agent)
     if loop:
         raise click.ClickException(
@@ -307,7 +317,7 @@ def uninstall_from_cmd(
     """Take out of AGENT's hook file exactly what install-into added (entries of ours that
     were edited since are kept and reported): shows the diff, asks, keeps a backup."""
     agent = _agent(agent)
-    path = files.target(agent, _project(project, user))
+    path = _real(files.target(agent, _project(project, user)))
     setup = files.Setup.here(_home(state))
     current = read(path)
     if current.raw is None:
