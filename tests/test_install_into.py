@@ -484,6 +484,11 @@ def test_it_says_when_the_agent_would_run_none_of_the_hooks(world, tmp_path, mon
     doc = json.loads(cli(world, "doctor", "--json").output)
     notes = [n for c in doc["checks"] if c["kind"] == "agent" for n in c["notes"]]
     assert any("hooksConfig.enabled is false" in n for n in notes)
+    claude = world["project"] / ".claude" / "settings.local.json"
+    claude.parent.mkdir()
+    claude.write_text('{"disableAllHooks": true}')
+    out = cli(world, "install-into", "claude", "--yes")
+    assert out.exit_code == 0 and "disableAllHooks is true" in out.output
 
 
 def test_a_linked_settings_file_stays_a_link_and_the_file_behind_it_changes(world):

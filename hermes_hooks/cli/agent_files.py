@@ -364,7 +364,8 @@ def empty(agent: str, data: Mapping[str, Any]) -> bool:
 def switched_off(agent: str, project: Path | None) -> str | None:
     """Why ``agent`` would run none of the hooks written for it, when its own config says so
     (Codex runs hooks only with ``[features] hooks = true`` in a ``config.toml``; Gemini CLI
-    none with ``hooksConfig.enabled: false``), else ``None``."""
+    none with ``hooksConfig.enabled: false``, Claude Code none with ``disableAllHooks: true``),
+    else ``None``."""
     import json
 
     from hermes_hooks.builtin_plugins.shell_hooks import readers
@@ -383,13 +384,16 @@ def switched_off(agent: str, project: Path | None) -> str | None:
                 return None
         return (f"Codex runs hooks only with `[features]` `hooks = true` in {tomls[0]}: add it "
                 "there")  # fmt: skip
-    if agent == "gemini":
+    if agent in ("gemini", "claude"):
         try:
             data = json.loads(target(agent, project).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
+        if agent == "claude" and isinstance(data, dict) and data.get("disableAllHooks") is True:
+            return (f"{target(agent, project)}: disableAllHooks is true, so Claude Code runs "
+                    "none of these hooks; remove it")  # fmt: skip
         switch = data.get("hooksConfig") if isinstance(data, dict) else None
-        if isinstance(switch, dict) and switch.get("enabled") is False:
+        if agent == "gemini" and isinstance(switch, dict) and switch.get("enabled") is False:
             return (f"{target(agent, project)}: hooksConfig.enabled is false, so Gemini CLI runs "
                     "none of these hooks; set it to true")  # fmt: skip
     return None
