@@ -513,3 +513,14 @@ def test_a_new_file_gets_the_users_ordinary_mode(world):
     os.umask(mask)
     mode = (world["project"] / PROJECT_FILE["codex"]).stat().st_mode & 0o777
     assert mode == 0o666 & ~mask
+
+
+def test_gemini_switches_beside_the_events_are_kept(world):
+    path = world["project"] / ".gemini" / "settings.json"
+    path.parent.mkdir()
+    original = '{"hooks": {"disabled": ["old-guard"], "BeforeTool": []}}\n'
+    path.write_text(original)
+    assert cli(world, "install-into", "gemini", "--yes").exit_code == 0
+    assert json.loads(path.read_text())["hooks"]["disabled"] == ["old-guard"]
+    assert cli(world, "uninstall-from", "gemini", "--yes").exit_code == 0
+    assert path.read_text() == original

@@ -208,7 +208,7 @@ def hooks_block(agent: str, path: Path, data: Any) -> dict[str, Any]:
     if not isinstance(block, dict):
         raise Unusable(f"{path}: 'hooks' must be an object of event name to a list")
     for name, items in block.items():
-        if agent == "gemini" and name in ("enabled", "disabled"):
+        if _switch(agent, name):
             continue
         if not isinstance(items, list):
             raise Unusable(f"{path}: hooks.{name} must be a list")
@@ -218,6 +218,12 @@ def hooks_block(agent: str, path: Path, data: Any) -> dict[str, Any]:
             if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
                 raise Unusable(f"{path}: hooks.{name}[{n}] must be {{matcher, hooks: [...]}}")
     return block
+
+
+def _switch(agent: str, name: Any) -> bool:
+    """Gemini CLI's ``hooks.enabled`` / ``hooks.disabled`` (older names of ``hooksConfig``'s):
+    switches beside the events, not events."""
+    return agent == "gemini" and name in ("enabled", "disabled")
 
 
 @dataclass
@@ -285,7 +291,7 @@ def install(agent: str, path: Path, data: Any, setup: Setup, via: str) -> dict[s
     wanted = {r.event: handler(agent, r, setup, via) for r in routes(agent)}
     for name in list(block):
         items = block[name]
-        if not isinstance(items, list):
+        if not isinstance(items, list) or _switch(agent, name):
             continue
         fresh = wanted.get(str(name))
         kept: list[Any] = []
@@ -397,3 +403,13 @@ def switched_off(agent: str, project: Path | None) -> str | None:
             return (f"{target(agent, project)}: hooksConfig.enabled is false, so Gemini CLI runs "
                     "none of these hooks; set it to true")  # fmt: skip
     return None
+
+
+def bare(data: Any) -> Any:
+    """``data`` without empty event lists and an empty ``hooks``: what uninstall leaves of a
+    file whose ``"Stop": []`` our entry was added to, compared with the original."""
+    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+        return data
+    hooks = {k: v for k, v in data["hooks"].items() if v != []}
+    rest = {k: v for k, v in data.items() if k != "hooks"}
+    return {**rest, "hooks": hooks} if hooks else rest
