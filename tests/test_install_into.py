@@ -524,3 +524,57 @@ def test_gemini_switches_beside_the_events_are_kept(world):
     assert json.loads(path.read_text())["hooks"]["disabled"] == ["old-guard"]
     assert cli(world, "uninstall-from", "gemini", "--yes").exit_code == 0
     assert path.read_text() == original
+
+
+# ---------------------------------------------------------------------- any file of the agent's shape
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_names = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", min_size=1, max_size=12)
+_commands = st.text(min_size=1, max_size=20).map(lambda t: f"./{t}")
+
+
+@st.composite
+def agent_files(draw):
+    agent = draw(st.sampled_from(AGENTS))
+    events = st.one_of(st.sampled_from(expected_events(agent)), _names)
+    if agent in ("cursor", "copilot"):
+        key = "bash" if agent == "copilot" else "command"
+        items = st.lists(st.fixed_dictionaries({key: _commands}), max_size=3)
+    else:
+        handler = st.fixed_dictionaries({"type": st.just("command"), "command": _commands})
+        group = st.fixed_dictionaries(
+            {"hooks": st.lists(handler, min_size=1, max_size=2)}, optional={"matcher": _names}
+        )
+        items = st.lists(group, max_size=3)
+    data = draw(st.dictionaries(_names.filter(lambda n: n != "hooks"), st.integers(), max_size=3))
+    data["hooks"] = draw(st.dictionaries(events, items, max_size=4))
+    indent = draw(st.sampled_from([None, 2, 4, "\t"]))
+    return agent, json.dumps(data, indent=indent, ensure_ascii=draw(st.booleans())) + "\n"
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(case=agent_files())
+def test_any_file_of_the_agents_shape_survives_install_and_uninstall_byte_for_byte(world, case):
+    import tempfile
+
+    agent, original = case
+    project = Path(tempfile.mkdtemp(dir=world["project"]))
+    path = project / PROJECT_FILE[agent]
+    path.parent.mkdir(parents=True)
+    path.write_text(original)
+    out = cli(world, "install-into", agent, "--project", str(project), "--yes")
+    assert out.exit_code == 0, out.output
+    installed = path.read_bytes()
+    out = cli(world, "install-into", agent, "--project", str(project), "--yes")
+    assert "nothing to change" in out.output and path.read_bytes() == installed
+    marks = ("hooks client", "/v1/hooks/")
+    written = entries(agent, json.loads(installed))
+    routed = {e for e, entry in written if any(m in json.dumps(entry) for m in marks)}
+    assert routed == set(expected_events(agent))
+    out = cli(world, "uninstall-from", agent, "--project", str(project), "--yes")
+    assert out.exit_code == 0, out.output
+    assert path.read_text() == original

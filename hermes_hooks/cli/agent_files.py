@@ -405,11 +405,16 @@ def switched_off(agent: str, project: Path | None) -> str | None:
     return None
 
 
-def bare(data: Any) -> Any:
-    """``data`` without empty event lists and an empty ``hooks``: what uninstall leaves of a
-    file whose ``"Stop": []`` our entry was added to, compared with the original."""
-    if not isinstance(data, dict) or not isinstance(data.get("hooks"), dict):
+def bare(agent: str, data: Any) -> Any:
+    """``data`` without empty event lists, an empty ``hooks`` and the ``version`` install-into
+    adds to Cursor's and Copilot's files: what uninstall leaves of a file our entries were added
+    to is compared with the original so."""
+    if not isinstance(data, dict):
         return data
-    hooks = {k: v for k, v in data["hooks"].items() if v != []}
-    rest = {k: v for k, v in data.items() if k != "hooks"}
+    rest = {
+        k: v for k, v in data.items() if k != "hooks" and not (agent in FLAT and k == "version")
+    }
+    hooks = data.get("hooks")
+    if isinstance(hooks, dict):
+        hooks = {k: v for k, v in hooks.items() if v != []}
     return {**rest, "hooks": hooks} if hooks else rest

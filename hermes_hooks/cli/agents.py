@@ -334,7 +334,7 @@ def uninstall_from_cmd(
     new: bytes | None = current.raw
     if data != current.data:
         original = _original(path)
-        if original is not None and files.bare(_parsed(original)) == files.bare(data):
+        if original is not None and files.bare(agent, _parsed(original)) == files.bare(agent, data):
             new = original  # back to the original, byte for byte
         elif original is None and files.empty(agent, data):
             new = None  # install-into created the file: nothing else was ever in it
