@@ -578,3 +578,9 @@ def test_any_file_of_the_agents_shape_survives_install_and_uninstall_byte_for_by
     out = cli(world, "uninstall-from", agent, "--project", str(project), "--yes")
     assert out.exit_code == 0, out.output
     assert path.read_text() == original
+
+
+def test_a_project_that_does_not_exist_is_a_usage_error(world):
+    out = cli(world, "install-into", "codex", "--project", str(world["project"] / "nope"), "--yes")
+    assert out.exit_code == 2 and "does not exist" in out.output
+    assert not (world["project"] / "nope").exists()

@@ -225,7 +225,7 @@ _agent_arg = click.argument("agent", metavar="AGENT")
 _project_opt = click.option(
     "--project",
     "project",
-    type=click.Path(file_okay=False),
+    type=click.Path(file_okay=False, exists=True),
     help="The project whose files to change (default: the current directory).",
 )
 _user_opt = click.option(
