@@ -148,6 +148,7 @@ def test_claude_via_http_blocks_on_failure_and_never_writes_the_token(world):
         "url": "http://127.0.0.1:9911/v1/hooks/claude/PreToolUse",
         "headers": {"Authorization": "Bearer $HERMES_HOOKS_TOKEN"},
         "allowedEnvVars": ["HERMES_HOOKS_TOKEN"],
+        "timeout": 30,
         "onFailure": "block",
     }
     assert "HERMES_HOOKS_TOKEN" in out.output  # says where the token has to come from

@@ -31,6 +31,9 @@ TOKEN_VAR = "HERMES_HOOKS_TOKEN"
 #: decision events; other agents: the client), ``http`` (Claude Code only: every event over
 #: http, decision events with ``onFailure: block``), ``client`` (every event through the client).
 VIAS = ("auto", "http", "client")
+#: Seconds Claude Code waits for the service on an http hook (its own default, 600 s, would
+#: hold a session that long on a service that hangs).
+HTTP_TIMEOUT = 30
 #: Where the service says it listens, when ``<home>/serve/url`` does not exist yet.
 DEFAULT_URL = "http://127.0.0.1:8765"
 #: Agents that keep a hook list per event (Cursor, Copilot) rather than matcher groups.
@@ -141,6 +144,7 @@ def handler(agent: str, route: Route, setup: Setup, via: str) -> dict[str, Any]:
             "url": f"{setup.url}/v1/hooks/{agent}/{route.event}",
             "headers": {"Authorization": f"Bearer ${TOKEN_VAR}"},
             "allowedEnvVars": [TOKEN_VAR],
+            "timeout": HTTP_TIMEOUT,
         }
         if route.decision:
             entry["onFailure"] = "block"
