@@ -507,9 +507,14 @@ def files_of(source: str, project: Path) -> Iterator[Path]:
     elif source == "cursor":
         yield from (_home(".cursor", "hooks.json"), project / ".cursor" / "hooks.json")
     elif source == "copilot":
-        user = Path(os.environ.get("COPILOT_HOME") or _home(".copilot")) / "hooks"
-        for folder in (user, project / ".github" / "hooks"):
+        for folder in copilot_folders(project):
             yield from (Path(p) for p in sorted(glob.glob(str(folder / "*.json"))))
+
+
+def copilot_folders(project: Path) -> tuple[Path, Path]:
+    """The folders whose ``*.json`` files hold GitHub Copilot's hooks: the user's, the project's."""
+    user = Path(os.environ.get("COPILOT_HOME") or _home(".copilot")) / "hooks"
+    return user, project / ".github" / "hooks"
 
 
 def read_agent_file(source: str, path: Path, reader: Reader, project: Path) -> None:

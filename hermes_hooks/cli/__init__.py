@@ -97,6 +97,16 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "client_cmd",
         "A command hook for another agent: stdin to the service, its reply out.",
     ),
+    "install-into": (
+        "hermes_hooks.cli.agents",
+        "install_into_cmd",
+        "Route an agent's hooks (claude, codex, gemini, cursor, copilot) to hermes-hooks.",
+    ),
+    "uninstall-from": (
+        "hermes_hooks.cli.agents",
+        "uninstall_from_cmd",
+        "Take out of an agent's hook file exactly what install-into added.",
+    ),
     "new-hook": (
         "hermes_hooks.cli.scaffold",
         "new_hook_cmd",

@@ -264,6 +264,11 @@ def doctor_cmd(state: State, as_json: bool) -> None:
     if source is not None:
         checks += _shell(hooks, source)
     checks += _required(hooks) + _hermes_agent(hooks)
+    from pathlib import Path
+
+    from .agents import checks as agent_checks
+
+    checks += [Check(kind, name, lines) for kind, name, lines in agent_checks(state, Path.cwd())]
     watchdog = hooks.watchdog
     for name, seconds, stack in watchdog.reports if watchdog is not None else []:
         last = stack.strip().splitlines()[-2:] if stack.strip() else []

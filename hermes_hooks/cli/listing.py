@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import click
@@ -59,9 +60,13 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
     if show_all and event is None:
         rows += _idle_builtins(hooks)
     notices = _notices(hooks)
+    from .agents import listed
+
+    routed = listed(state, Path.cwd()) if event is None else []
     if as_json:
-        click.echo(json.dumps(notices + rows, indent=2, default=str))
+        click.echo(json.dumps(notices + rows + routed, indent=2, default=str))
         return
+    _routed(routed)
     for notice in notices:
         click.echo(paint(f"! {notice['status']}: {notice['error']}", "red"))
     if notices:
@@ -107,6 +112,22 @@ def list_cmd(state: State, as_json: bool, show_all: bool, event: str | None) -> 
 
     table = [[shown(cell) for cell in row] for row in table]  # a name must not repaint the screen
     print_table(["EVENT", "#", "NAME", "SOURCE", "STATUS", "DETAIL"], table)
+
+
+def _routed(routed: list[dict[str, Any]]) -> None:
+    """The agents whose own hook files route their events here (install-into)."""
+    from ..terminal import echo
+
+    for r in routed:
+        mark = paint(r["status"], "green" if r["status"] == "routed" else "red")
+        echo(f"{r['agent']} routes {len(r['events'])} event(s) here ({mark}): {r['file']}")
+        for text in r["changed"] + ([r["problem"]] if r["problem"] else []):
+            echo(f"  ! {text}")
+    if routed:
+        up = routed[0]["service_up"]
+        echo(f"service: {routed[0]['service']}" + ("" if up else " (the client falls back "
+             "in-process)"))  # fmt: skip
+        echo("")
 
 
 def _notices(hooks: Any) -> list[dict[str, Any]]:
