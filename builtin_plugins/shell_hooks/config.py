@@ -74,8 +74,7 @@ from hermes_hooks import catalogue
 from hermes_hooks.catalogue import EventInfo, UnknownEvent
 from hermes_hooks.contract import AgentEvent
 
-from . import consent, dialects, kinds, matching, processes, protocol
-from . import protocol as wire
+from . import consent, dialects, kinds, matching, processes
 from .matching import (
     DEFAULT_TIMEOUT,
     MAX_TIMEOUT,
@@ -85,6 +84,7 @@ from .matching import (
     ShellHook,
     claude_names,
 )
+from .protocol import CLAUDE, HERMES
 
 if TYPE_CHECKING:
     from hermes_hooks.manager import HookManager
@@ -113,8 +113,8 @@ ENTRY_KEYS = (
 #: (``builtin_plugins/switches.py``), ``http`` and ``prompt`` by :mod:`.kinds`.
 KINDS = ("command", "http", "prompt", "builtin")
 RESERVED = frozenset({"output_spill"})  # sub-sections Hermes keeps under hooks:, not events
-_PROTOCOL_NAMES = {"hermes": wire.HERMES, "claude-code": wire.CLAUDE, "claude_code": wire.CLAUDE,
-                   "claude": wire.CLAUDE, **matching.PROTOCOL_NAMES}  # fmt: skip
+_PROTOCOL_NAMES = {"hermes": HERMES, "claude-code": CLAUDE, "claude_code": CLAUDE,
+                   "claude": CLAUDE, **matching.PROTOCOL_NAMES}  # fmt: skip
 
 
 class Reader:
@@ -208,7 +208,7 @@ class Reader:
             return False
         for index, (info, entry) in enumerate(zip(found, entries, strict=True)):
             assert info is not None
-            self.entry(info, name, index, entry, origin, wire.HERMES, None, root)
+            self.entry(info, name, index, entry, origin, HERMES, None, root)
         return True
 
     def claude_group(self, info: EventInfo, name: str, index: int, group: Mapping[str, Any], origin: str,
@@ -256,7 +256,7 @@ class Reader:
             return None
         command = command.strip()
         protocol = self.protocol(raw, where, default_protocol)
-        if protocol == wire.HERMES:
+        if protocol == HERMES:
             try:
                 if not shlex.split(command):
                     raise ValueError("empty")
@@ -336,7 +336,7 @@ class Reader:
             self.warn(f"{where}: matcher must be a string, not {type(raw).__name__}; ignored")
             return
         matcher = raw.strip()
-        if hook.protocol != wire.HERMES and matcher in ("", "*"):
+        if hook.protocol != HERMES and matcher in ("", "*"):
             return
         if not matcher:
             return
@@ -348,7 +348,7 @@ class Reader:
                 agent = dialects.get(hook.protocol)
                 hook.matcher = matcher if agent is None or agent.trims_matcher else raw
             return
-        if hook.protocol == wire.CLAUDE:
+        if hook.protocol == CLAUDE:
             # The field the Claude Code event's matcher tests; a tool event Claude Code does not
             # have matches the tool name; elsewhere Claude Code ignores matchers, and so do we.
             claude = hook.occurrence or (info.claude[0] if info.claude else None)
@@ -371,7 +371,7 @@ class Reader:
             self.warn(
                 f"{where}: matcher {matcher!r} is not a valid regex ({exc}); matching it literally"
             )
-        if hook.protocol == wire.HERMES and (named := claude_names(matcher)):
+        if hook.protocol == HERMES and (named := claude_names(matcher)):
             hook.match_tool = True  # also tried against Claude Code's name of the host's tool
             said = ", ".join(f"{c!r} (the host's {h!r})" for c, h in named if h)
             if said:
@@ -764,7 +764,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     reader = Reader(hooks.manager)
     reader.settings = {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
     origin = str(hooks.config_path) if hooks.config_path else "the host's config"
-    reader.block(config.get("hooks"), origin, wire.HERMES)
+    reader.block(config.get("hooks"), origin, HERMES)
     files: list[Path] = []
     default = hooks.home / "settings.json"
     if default.is_file():
@@ -930,7 +930,7 @@ def read_settings_file(path: Path, reader: Reader) -> None:
         candidate = path.parent.parent
         if (candidate / ".claude-plugin").is_dir():
             root = str(candidate)
-    reader.block(data.get("hooks"), str(path), wire.CLAUDE, plugin_root=root)
+    reader.block(data.get("hooks"), str(path), CLAUDE, plugin_root=root)
 
 
 #: The handler types this reader runs (Claude Code's ``agent`` type is skipped with a warning).
@@ -967,7 +967,7 @@ def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, e
     """Read one handler of a matcher group into ``reader``'s hooks (or report why not)."""
     here = f"hooks.{name}[{index}].hooks[{sub}] in {origin}"
     if not isinstance(entry, Mapping):
-        reader.entry(info, name, index, entry, origin, protocol.CLAUDE, sub, plugin_root)
+        reader.entry(info, name, index, entry, origin, CLAUDE, sub, plugin_root)
         return
     kind = entry.get("type", "command")
     if kind not in CLAUDE_KINDS:
@@ -989,7 +989,7 @@ def _handler(reader: Reader, info: EventInfo, name: str, index: int, sub: int, e
         exec_args = _args(reader, entry.get("args"), here)
         if exec_args is None:
             return
-    hook = reader.entry(info, name, index, common, origin, protocol.CLAUDE, sub, plugin_root)
+    hook = reader.entry(info, name, index, common, origin, CLAUDE, sub, plugin_root)
     if hook is None:
         return
     if kind == "mcp_tool":
@@ -1224,7 +1224,7 @@ def reasons(problems: Sequence[str], where: str) -> list[str]:
     return out
 
 
-class Transport:
+class UnreadableTransport:
     """The runner's transport for ``unreadable`` hooks: nothing ever runs (their consent is
     refused); ``problem`` is what ``hermes hooks list`` and ``doctor`` show."""
 

@@ -1,8 +1,8 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
 Running the shell hooks of one firing: their environment, the processes
-(:mod:`hermes_hooks.process`, all at once), reading each answer (:mod:`hermes_hooks.wire`), and
-combining the answers with the event's answer type.
+(:mod:`.processes`, all at once) and reading each answer with the event's answer type
+(:mod:`.protocol`); the dispatcher combines them with every other hook's.
 
 A firing can be recorded (:meth:`Runner.recording`): every run, with its stdin, exit code, raw
 output and normalised answer, is handed to the recorder. ``hermes hooks test`` uses it to show
@@ -26,11 +26,7 @@ from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import session_of
 from hermes_hooks.terminal import TELL
 
-from . import consent as resolve
-from . import kinds
-from . import matching as dialects
-from . import processes as process
-from . import protocol as wire
+from . import consent, kinds, matching, processes, protocol
 from .approvals import WITHHELD, Approvals
 from .background import Background
 from .matching import ShellHook
@@ -42,7 +38,7 @@ log = logging.getLogger("hermes_hooks")
 
 
 #: Runs a batch of prepared hooks of one kind at once; outcomes in the same order.
-Transport = Callable[[Sequence[tuple[ShellHook, process.Command]]], list[process.Outcome]]
+Transport = Callable[[Sequence[tuple[ShellHook, processes.Command]]], list[processes.Outcome]]
 
 
 #: How long a failure message may be (redacted before it is cut).
@@ -54,8 +50,8 @@ def _message(value: Any) -> str:
     return text if len(text) <= MESSAGE_CAP else text[: MESSAGE_CAP - 1] + "…"
 
 
-def _processes(batch: Sequence[tuple[ShellHook, process.Command]]) -> list[process.Outcome]:
-    return process.run_many([command for _, command in batch])
+def _processes(batch: Sequence[tuple[ShellHook, processes.Command]]) -> list[processes.Outcome]:
+    return processes.run_many([command for _, command in batch])
 
 
 class Runner:
@@ -66,7 +62,7 @@ class Runner:
         home: Path,
         approvals: Approvals,
         *,
-        cap: int = process.OUTPUT_CAP,
+        cap: int = processes.OUTPUT_CAP,
         observe: Callable[[EventInfo, Run, Mapping[str, Any]], None] | None = None,
         minimal: bool = False,
         redact: Callable[[Any], Any] | None = None,
@@ -134,13 +130,13 @@ class Runner:
         """The environment a hook gets, without the per-firing variables (for consent checks
         outside a firing: listing, approving; a warm worker's)."""
         env = self._inherited(hook, base if base is not None else os.environ)
-        cwd = cwd if cwd is not None else resolve.current_dir()
+        cwd = cwd if cwd is not None else consent.current_dir()
         env["HERMES_HOME"] = str(self.home)
-        if hook.protocol == wire.CLAUDE:
+        if hook.protocol == protocol.CLAUDE:
             env.setdefault("CLAUDE_PROJECT_DIR", cwd)
             if hook.plugin_root:
                 env["CLAUDE_PLUGIN_ROOT"] = hook.plugin_root
-        env.update(dialects.env(hook, cwd))
+        env.update(matching.env(hook, cwd))
         env.update(hook.env)
         return env
 
@@ -193,10 +189,10 @@ class Runner:
         if not hooks:
             return []
         force = force or bool(recorder and recorder.force)
-        cwd = resolve.current_dir()
+        cwd = consent.current_dir()
         encoded: dict[tuple[str, bool], bytes] = {}
         runs: list[Run] = []
-        commands: list[process.Command] = []
+        commands: list[processes.Command] = []
         started: list[Run] = []
         base = host_env()  # read once per firing: os.environ is slow to iterate
         for hook in hooks:
@@ -206,7 +202,7 @@ class Runner:
                 command = self._prepare(run, info, kwargs, cwd, base, encoded, force)
             except Exception as exc:  # one entry's fault stays with it
                 run.ran = True
-                run.outcome = process.Outcome(error=f"{type(exc).__name__}: {exc}")
+                run.outcome = processes.Outcome(error=f"{type(exc).__name__}: {exc}")
                 continue
             if command is not None:
                 commands.append(command)
@@ -231,26 +227,26 @@ class Runner:
         return runs
 
     def _run_batches(
-        self, started: Sequence[Run], commands: Sequence[process.Command]
-    ) -> list[process.Outcome]:
+        self, started: Sequence[Run], commands: Sequence[processes.Command]
+    ) -> list[processes.Outcome]:
         """Every prepared hook run by its kind's transport, the kinds side by side (each extra
         kind in a thread of its own); outcomes in the order of ``started``."""
         groups: dict[str, list[int]] = {}
         for i, run in enumerate(started):
             groups.setdefault(run.hook.kind, []).append(i)
-        outcomes: list[process.Outcome | None] = [None] * len(started)
+        outcomes: list[processes.Outcome | None] = [None] * len(started)
 
         def batch(kind: str, indexes: list[int]) -> None:
             transport = self.transports.get(kind)
             if transport is None:
                 for i in indexes:
-                    outcomes[i] = process.Outcome(error=f"no runner for hooks of type {kind!r}")
+                    outcomes[i] = processes.Outcome(error=f"no runner for hooks of type {kind!r}")
                 return
             pairs = [(started[i].hook, commands[i]) for i in indexes]
             try:
                 results = transport(pairs)
             except Exception as exc:  # a transport's fault stays with its hooks
-                results = [process.Outcome(error=f"{type(exc).__name__}: {exc}") for _ in pairs]
+                results = [processes.Outcome(error=f"{type(exc).__name__}: {exc}") for _ in pairs]
             for i, outcome in zip(indexes, results, strict=True):
                 outcomes[i] = outcome
 
@@ -265,7 +261,7 @@ class Runner:
             batch(*kinds[0])
         for thread in threads:
             thread.join()
-        return [o if o is not None else process.Outcome(error="not run") for o in outcomes]
+        return [o if o is not None else processes.Outcome(error="not run") for o in outcomes]
 
     def _prepare(
         self,
@@ -276,7 +272,7 @@ class Runner:
         base: Mapping[str, str],
         encoded: dict[tuple[str, bool], bytes],
         force: bool,
-    ) -> process.Command | None:
+    ) -> processes.Command | None:
         """Consent, payload, argv and environment of one run; ``None`` when it is not to run
         (``run`` then says why)."""
         hook = run.hook
@@ -299,37 +295,37 @@ class Runner:
         if not typed and not force:
             run.pinned = self.approvals.pinned_now(state.scripts)
         # http and prompt hooks send the payload off this machine: redacted (redact_secrets)
-        key = (dialects.payload_key(hook), typed)
+        key = (matching.payload_key(hook), typed)
         if key not in encoded:
             if typed:
                 kwargs = self.redact(dict(kwargs))
-            payload = dialects.payload(hook, info, kwargs, cwd)
+            payload = matching.payload(hook, info, kwargs, cwd)
             if payload is None:
                 payload = (
-                    wire.claude_payload(info, kwargs, cwd)
-                    if hook.protocol == wire.CLAUDE
-                    else wire.hermes_payload(info.name, kwargs, cwd)
+                    protocol.claude_payload(info, kwargs, cwd)
+                    if hook.protocol == protocol.CLAUDE
+                    else protocol.hermes_payload(info.name, kwargs, cwd)
                 )
-            encoded[key] = wire.encode(payload)
+            encoded[key] = protocol.encode(payload)
         run.stdin = encoded[key]
         if typed:
-            return process.Command((), run.stdin, timeout=hook.timeout, env=env, cap=self.cap)
+            return processes.Command((), run.stdin, timeout=hook.timeout, env=env, cap=self.cap)
         run.ran = True
         bad = bad_environment(env)
         if bad:
-            run.outcome = process.Outcome(error=bad)
+            run.outcome = processes.Outcome(error=bad)
             return None
         try:
             run.argv = hook.argv(env)
         except ValueError as exc:
-            run.outcome = process.Outcome(error=f"cannot split the command: {exc}")
+            run.outcome = processes.Outcome(error=f"cannot split the command: {exc}")
             return None
         workdir = hook.cwd(env)
         if workdir is not None and not os.path.isdir(workdir):
-            run.outcome = process.Outcome(error=f"working_dir {workdir} does not exist")
+            run.outcome = processes.Outcome(error=f"working_dir {workdir} does not exist")
             return None
         run.ran = False
-        return process.Command(run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir,
+        return processes.Command(run.argv, run.stdin, timeout=hook.timeout, env=env, cwd=workdir,
                                cap=self.cap, pinned=run.digest)  # fmt: skip
 
     @staticmethod
@@ -346,7 +342,7 @@ class Runner:
             and info.can_block
         )
 
-    def _refused(self, info: EventInfo, run: Run) -> wire.Answer:
+    def _refused(self, info: EventInfo, run: Run) -> protocol.Answer:
         """A hook that did not run and blocks (``fail_closed``, or withheld on an event that
         can block: :meth:`_blocks`): its answer is unknown, so it blocks, saying how to approve
         it."""
@@ -359,24 +355,24 @@ class Runner:
             fix = why if run.status == "unpinned" else f"{why}; {hook.remedy}"
             message = (f"shell hook {hook.name} ({hook.where}) guards {info.name} and was not run, "
                        f"so this call is blocked: {fix}")  # fmt: skip
-        return wire.Answer(value=info.answer.failed(message, hook.name), failure=why)
+        return protocol.Answer(value=info.answer.failed(message, hook.name), failure=why)
 
     def _answer(
-        self, info: EventInfo, hook: ShellHook, out: process.Outcome, kwargs: Mapping[str, Any]
-    ) -> wire.Answer:
+        self, info: EventInfo, hook: ShellHook, out: processes.Outcome, kwargs: Mapping[str, Any]
+    ) -> protocol.Answer:
         # What the model may read (a block message, a failure in a fail_closed message):
         # redacted first, then capped (a reply's body can be long and hold anything).
         failure = _message(self.redact(out.error)) if out.error is not None else None
         stderr = out.stderr
         if stderr:
-            stderr = self.redact(wire.decode(stderr)).encode("utf-8", "surrogatepass")
+            stderr = self.redact(protocol.decode(stderr)).encode("utf-8", "surrogatepass")
         killed = "; its process group was killed" if hook.kind in ("command", "worker") else ""
         if out.timed_out:
             failure = f"timed out after {hook.timeout:g}s" + (f" ({killed[2:]})" if killed else "")
         elif out.truncated:
             failure = f"output over the {self.cap}-byte cap (cut{killed})"
-        returncode, stdout, stderr = dialects.output(hook, out.returncode, out.stdout, stderr)
-        answer = wire.parse(
+        returncode, stdout, stderr = matching.output(hook, out.returncode, out.stdout, stderr)
+        answer = protocol.parse(
             info,
             hook.protocol,
             returncode,
@@ -386,8 +382,8 @@ class Runner:
             fail_closed=hook.fail_closed,
             failure=failure,
             tool_name=kwargs.get("tool_name"),
-            translate=dialects.translate(hook, info, kwargs),
-            cap=self.cap_context if hook.protocol == wire.CLAUDE else None,
+            translate=matching.translate(hook, info, kwargs),
+            cap=self.cap_context if hook.protocol == protocol.CLAUDE else None,
         )
         # a guard that did not guard (it failed or was not understood, and blocked nothing)
         quiet = info.can_block and answer.value is None

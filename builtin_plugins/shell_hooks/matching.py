@@ -51,8 +51,7 @@ from urllib.parse import urlsplit
 from hermes_hooks.catalogue import EventInfo, suggest
 from hermes_hooks.contract import AgentEvent, ClaudeEvent
 
-from . import consent, dialects
-from . import protocol as wire
+from . import consent, dialects, protocol
 from .dialects.base import (
     CLAUDE_NAMES,
     CLAUDE_SEPARATORS,
@@ -77,9 +76,9 @@ def claude_names(matcher: str) -> list[tuple[str, str | None]]:
     each with the host's name for it, or ``None`` when the matcher names that too."""
     words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", matcher))
     return [
-        (word, None if wire.host_tool_name(word) in words else wire.host_tool_name(word))
+        (word, None if protocol.host_tool_name(word) in words else protocol.host_tool_name(word))
         for word in sorted(words)
-        if word in wire.FROM_CLAUDE
+        if word in protocol.FROM_CLAUDE
     ]
 
 
@@ -99,7 +98,7 @@ class ShellHook:
     env: dict[str, str] = field(default_factory=dict)
     working_dir: str | None = None
     name: str = ""
-    protocol: str = wire.HERMES
+    protocol: str = protocol.HERMES
     plugin_root: str | None = None
     #: Extra files (or directories) the approval pins: what the hook loads that its command
     #: does not name.
@@ -228,15 +227,15 @@ class ShellHook:
         value = kwargs.get(self.match_field)
         if not isinstance(value, str):
             return False
-        if self.protocol == wire.CLAUDE:
+        if self.protocol == protocol.CLAUDE:
             candidates = [value]
             if self.match_tool:
-                candidates.insert(0, wire.claude_tool_name(value) or value)
+                candidates.insert(0, protocol.claude_tool_name(value) or value)
             return dialects.matches(self.matcher, candidates, names=CLAUDE_NAMES,
                                     separators=CLAUDE_SEPARATORS, regex=js_regex)  # fmt: skip
         candidates = [value]
         if self.match_tool:  # a Hermes matcher naming Claude Code tools (claude_names)
-            candidates.append(wire.claude_tool_name(value) or value)
+            candidates.append(protocol.claude_tool_name(value) or value)
         if self.pattern is not None:
             return any(self.pattern.fullmatch(v) is not None for v in candidates)
         return self.matcher in candidates
@@ -259,7 +258,7 @@ class ShellHook:
         expanded the same way, without a shell."""
         if self.exec_args is not None:
             return [consent.expand(token, env) for token in (self.command, *self.exec_args)]
-        if self.protocol != wire.HERMES:
+        if self.protocol != protocol.HERMES:
             agent = dialects.get(self.protocol)
             shell = agent.shell if agent else SHELL
             if shell != SHELL and consent.which(shell[0], env, None) is None:
@@ -289,7 +288,7 @@ class ShellHook:
             # Nothing on disk runs: the approval covers the entry (server, tool, input; url,
             # prompt, model, base_url: ``binding``).
             return consent.Pins(None, tuple(extra))
-        if self.protocol != wire.HERMES and self.exec_args is None:
+        if self.protocol != protocol.HERMES and self.exec_args is None:
             return consent.of_shell(self.command, cwd, env, extra)
         try:
             argv = self.argv(env)
@@ -384,12 +383,12 @@ class Rule:
         """Whether a call of the host tool ``tool_name`` with ``args`` matches this rule."""
         if not isinstance(tool_name, str):
             return False
-        claude = wire.claude_tool_name(tool_name) or tool_name
+        claude = protocol.claude_tool_name(tool_name) or tool_name
         if not self._tool_matches(claude) and not self._tool_matches(tool_name):
             return False
         if self.specifier is None:
             return True
-        given = wire.args_to_claude(tool_name, args)
+        given = protocol.args_to_claude(tool_name, args)
         given = given if isinstance(given, Mapping) else {}
         if claude == "Bash" or self.tool == "Bash":
             command = given.get("command")

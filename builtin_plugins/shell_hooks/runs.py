@@ -1,7 +1,7 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
 One shell hook at one firing (:class:`Run`), what records the runs of a firing
-(:class:`Recorder`, for ``hermes hooks test``) and combining the answers of a firing."""
+(:class:`Recorder`, for ``hermes hooks test``) and its receipt."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from typing import Any
 
 from hermes_hooks.catalogue import EventInfo
 
-from . import processes as process
-from . import protocol as wire
+from . import processes, protocol
 from .matching import ShellHook
 
 
@@ -26,8 +25,8 @@ class Run:
     status: str  # active / unapproved / changed
     detail: str | None = None
     ran: bool = False
-    outcome: process.Outcome | None = None
-    answer: wire.Answer | None = None
+    outcome: processes.Outcome | None = None
+    answer: protocol.Answer | None = None
     argv: list[str] = field(default_factory=list)
     stdin: bytes = b""
     digest: str | None = None  # the sha256 consent pinned for what ran
@@ -53,13 +52,13 @@ class Run:
             "status": self.status,
             "detail": self.detail,
             "ran": self.ran,
-            "stdin": wire.decode(self.stdin) if self.stdin else None,
+            "stdin": protocol.decode(self.stdin) if self.stdin else None,
             "exit_code": out.returncode if out else None,
             "elapsed_ms": round(out.elapsed * 1000, 1) if out else None,
             "timed_out": out.timed_out if out else False,
             "truncated": out.truncated if out else False,
-            "stdout": wire.decode(out.stdout) if out else "",
-            "stderr": wire.decode(out.stderr) if out else "",
+            "stdout": protocol.decode(out.stdout) if out else "",
+            "stderr": protocol.decode(out.stderr) if out else "",
             "answer": plain(answer.value) if answer else None,
             "failure": answer.failure if answer else (out.error if out else None),
             "warning": answer.warning if answer else None,

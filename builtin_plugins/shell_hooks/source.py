@@ -29,12 +29,10 @@ from hermes_hooks.manager import Entry
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
-from . import config as unreadable
-from . import processes as process
-from . import protocol as wire
-from . import sequence
+from . import processes, protocol, sequence
 from .approvals import Approvals, Ask, Consent, interactive, question, tty_prompt
 from .background import Background, Mailbox, Wakeup
+from .config import UnreadableTransport
 from .execution import Runner
 from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
@@ -86,13 +84,13 @@ class ShellHooks(SourceBase):
         self.runner = Runner(
             self.home,
             self.approvals,
-            cap=_positive_int(config.get("hooks_max_output"), process.OUTPUT_CAP),
+            cap=_positive_int(config.get("hooks_max_output"), processes.OUTPUT_CAP),
             observe=self._settle,
             minimal=str(config.get("hooks_env") or "").strip().lower() == "minimal",
             redact=lambda value: hooks.redact(value),
         )
         self.runner.transports["mcp_tool"] = McpTransport(lambda: hooks.host)
-        self.runner.transports[UNREADABLE] = unreadable.Transport()
+        self.runner.transports[UNREADABLE] = UnreadableTransport()
         self.mailbox = Mailbox(lambda: hooks.host, self.approvals.warn_once)
         self.runner.background = Background(self._in_background, self.mailbox.deliver)
         #: The warm workers of ``persistent: true`` hooks (started on first use, or at load).
@@ -174,7 +172,7 @@ class ShellHooks(SourceBase):
 
     @property
     def allowlist(self) -> Any:
-        """The approvals file of this home (:class:`hermes_hooks.consent.Allowlist`)."""
+        """The approvals file of this home (:class:`.consent.Allowlist`)."""
         return self.approvals.allowlist
 
     def consent(self, hook: ShellHook, env: Mapping[str, str] | None = None) -> Consent:
@@ -278,7 +276,7 @@ class ShellHooks(SourceBase):
                 f"required guard {hook.name!r} ({hook.where}) cannot run on {info.name} "
                 f"({why}); {fix}"
             )
-            run.answer = answer = wire.Answer(
+            run.answer = answer = protocol.Answer(
                 value=info.answer.failed(message, hook.name),
                 failure=why,
                 raw=answer.raw if answer is not None else None,
@@ -366,7 +364,7 @@ class ShellHooks(SourceBase):
 
     def settle(
         self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
-    ) -> list[wire.Answer | None]:
+    ) -> list[protocol.Answer | None]:
         """Run ``hooks`` (the entries of one firing that matched) at once; what each answered,
         in the same order (``None``: it was not run, or runs in the background)."""
         if not info.meta.continues:
@@ -395,7 +393,7 @@ class ShellHooks(SourceBase):
 
     def _answers(
         self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
-    ) -> list[wire.Answer | None]:
+    ) -> list[protocol.Answer | None]:
         answers = {id(run.hook): run.answer for run in self.execute(info, kwargs, hooks)}
         return [answers.get(id(hook)) for hook in hooks]
 
