@@ -120,20 +120,26 @@ def _max_iterations(hooks: Hooks) -> bool:
     return (given is not None and given is not False) or bool(value(hooks, "max_iterations"))
 
 
+def failed_guard(record: Any, fail_closed_events: Any) -> bool:
+    """Whether ``record`` is a Python plugin that failed to load and was a guard: ``fail_closed``
+    in its plugin.yaml, or any while config.yaml's ``fail_closed_events`` makes every hook of
+    those events fail closed (an entry point has no plugin.yaml). It has no answer on any of
+    its events, so they block as a required guard's do (builtin_plugins/required.py)."""
+    return (
+        record.status == "failed"
+        and record.source not in ("builtin", "gateway")
+        and ((record.manifest or {}).get("fail_closed") is True or bool(fail_closed_events))
+    )
+
+
 def _required(hooks: Hooks) -> bool:
     # A required guard may be a plugin (plugins.required, plugin.yaml) or a shell hook entry;
-    # a fail_closed plugin (plugin.yaml, or any under fail_closed_events) that failed to load
-    # blocks as one does (builtin_plugins/required.py).
+    # a fail_closed plugin that failed to load blocks as one does (failed_guard).
     plugins: Any = hooks.config.get("plugins")
     named = isinstance(plugins, dict) and bool(plugins.get("required"))
-    closed = bool(hooks.manager.fail_closed_events)
+    closed = hooks.manager.fail_closed_events
     manifests = any(
-        (r.manifest or {}).get("required")
-        or (
-            r.status == "failed"
-            and r.source not in ("builtin", "gateway")
-            and ((r.manifest or {}).get("fail_closed") is True or closed)
-        )
+        (r.manifest or {}).get("required") or failed_guard(r, closed)
         for r in hooks.records.values()
     )
     return named or manifests or _shell_hooks(hooks)

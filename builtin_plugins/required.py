@@ -26,6 +26,8 @@ from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.loader import required_names
 from hermes_hooks.sources import SourceBase, blocking_impl, builtin_rows
 
+from . import failed_guard
+
 if TYPE_CHECKING:
     from hermes_hooks.hooks import Hooks
 
@@ -42,12 +44,8 @@ def unmet(hooks: Hooks) -> list[tuple[str, str, list[str]]]:
     seen: set[str] = set()
     for record in hooks.records.values():
         manifest = record.manifest or {}
-        # A fail_closed plugin that failed to load has no answer on any of its events: they
-        # block as a required guard's do (one that was disabled or shadowed was switched off).
-        # So does any Python plugin that failed to load while config.yaml's fail_closed_events
-        # makes every hook of those events fail closed (an entry point has no plugin.yaml).
-        failed = record.status == "failed" and record.source not in ("builtin", "gateway")
-        broken = failed and (manifest.get("fail_closed") is True or bool(closed))
+        # (one that was disabled or shadowed was switched off: not a failed guard)
+        broken = failed_guard(record, closed)
         if record.name not in names and not manifest.get("required") and not broken:
             continue
         seen.add(record.name)

@@ -1105,24 +1105,42 @@ UNFIRED = {
 _DEPTH = 4
 
 
-def says_guard(raw: Any, depth: int = _DEPTH) -> bool:
+def says_guard(raw: Any) -> bool:
     """Whether ``raw`` (an entry, a Claude Code group, a list of them) declares a guard
     anywhere inside: a true ``required`` or ``fail_closed`` (Cursor's ``failClosed``), or
-    ``onFailure: block``."""
+    ``onFailure: block``. A built-in's entry is read by builtin_plugins/switches.py."""
+
+    def guard(entry: Mapping[Any, Any]) -> bool | None:
+        if entry.get("type") == "builtin":
+            return False
+        return (
+            entry.get("required") is True
+            or entry.get("fail_closed") is True
+            or entry.get("failClosed") is True
+            or entry.get("onFailure") == "block"
+            or None
+        )
+
+    return _anywhere(raw, guard, _DEPTH)
+
+
+def says_required(raw: Any) -> bool:
+    """Whether ``raw`` says ``required: true`` anywhere inside."""
+    return _anywhere(raw, lambda entry: entry.get("required") is True or None, _DEPTH)
+
+
+def _anywhere(raw: Any, found: Callable[[Mapping[Any, Any]], bool | None], depth: int) -> bool:
+    """Whether ``found`` says yes of a mapping anywhere inside ``raw`` (``False``: not inside
+    this one; ``None``: look inside), at most ``depth`` levels down."""
     if depth <= 0:
         return False
     if isinstance(raw, Mapping):
-        if raw.get("type") == "builtin":
-            return False  # a built-in's entry: read by builtin_plugins/switches.py
-        if raw.get("required") is True or raw.get("fail_closed") is True:
-            return True
-        if raw.get("failClosed") is True:
-            return True
-        if raw.get("onFailure") == "block":
-            return True
-        return any(says_guard(v, depth - 1) for v in raw.values())
+        verdict = found(raw)
+        if verdict is not None:
+            return verdict
+        return any(_anywhere(v, found, depth - 1) for v in raw.values())
     if isinstance(raw, list):
-        return any(says_guard(v, depth - 1) for v in raw)
+        return any(_anywhere(v, found, depth - 1) for v in raw)
     return False
 
 
@@ -1195,19 +1213,6 @@ def hooks_for(
         )
         for info in events
     ]
-
-
-def says_required(raw: Any, depth: int = _DEPTH) -> bool:
-    """Whether ``raw`` says ``required: true`` anywhere inside."""
-    if depth <= 0:
-        return False
-    if isinstance(raw, Mapping):
-        if raw.get("required") is True:
-            return True
-        return any(says_required(v, depth - 1) for v in raw.values())
-    if isinstance(raw, list):
-        return any(says_required(v, depth - 1) for v in raw)
-    return False
 
 
 def reasons(problems: Sequence[str], where: str) -> list[str]:
