@@ -251,22 +251,8 @@ class Dispatcher:
         """Report an answer that normalised to nothing, once per hook, event and reason; return
         the reason (``""`` for a plain "no opinion")."""
         reason = route.info.answer.explain(value)
-        if not reason:
-            return ""
-        manager = self.manager
-        manager.dropped[(impl.name, route.info.name)] += 1
-        key = (impl.name, route.info.name, reason)
-        if key in manager.reported:
-            return reason
-        manager.reported.add(key)
-        log.warning(
-            "hook %r on %s: its answer was ignored: %s (it returned %.200r)",
-            impl.name,
-            route.info.name,
-            reason,
-            value,
-            extra=TELL if route.info.can_block else None,  # a guard that did not guard
-        )
+        if reason:
+            self.manager.ignored(impl.name, route.info, reason, value)
         return reason
 
     def _one(

@@ -26,6 +26,7 @@ from . import catalogue
 from .catalogue import EventInfo, UnknownEvent
 from .markers import PROJECT
 from .records import PluginRecord
+from .terminal import TELL
 
 log = logging.getLogger("hermes_hooks")
 
@@ -354,6 +355,24 @@ class HookManager(pluggy.PluginManager):
         """Keep a record of a plugin that is not registered (disabled, failed, shadowed, ...)."""
         with self._lock:
             self.records.setdefault(rec.name, rec)
+
+    def ignored(self, hook: str, info: EventInfo, reason: str, value: Any) -> None:
+        """Count an answer of ``hook`` that ``info``'s event cannot read (``reason``), and say
+        so once per hook, event and reason; on an event that can block the person at the
+        terminal is told too (a guard that did not guard)."""
+        self.dropped[(hook, info.name)] += 1
+        key = (hook, info.name, reason)
+        if key in self.reported:
+            return
+        self.reported.add(key)
+        log.warning(
+            "hook %r on %s: its answer was ignored: %s (it returned %.200r)",
+            hook,
+            info.name,
+            reason,
+            value,
+            extra=TELL if info.can_block else None,
+        )
 
     # ------------------------------------------------------------------ monitoring
 

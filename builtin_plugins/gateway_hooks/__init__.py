@@ -176,13 +176,7 @@ class GatewayHook(SourceBase):
         if self._hooks is None:
             log.warning("gateway hook %r: its answer was ignored: %s", self.spec.name, why)
             return
-        manager = self._hooks.manager
-        manager.dropped[(self.plugin_name, _EVENT.name)] += 1
-        key = (self.plugin_name, _EVENT.name, why)
-        if key not in manager.reported:
-            manager.reported.add(key)
-            log.warning("gateway hook %r on %s: its answer was ignored: %s (it returned %.200r)",
-                        self.spec.name, _EVENT.name, why, value)  # fmt: skip
+        self._hooks.manager.ignored(self.plugin_name, _EVENT, why, value)
 
     def fail_closed_on(self, event: str) -> bool:
         return self.spec.fail_closed
