@@ -81,6 +81,42 @@ def slug(name: str) -> str:
 # ---------------------------------------------------------------------- discovery
 
 
+@dataclass(frozen=True)
+class Manifest:
+    """A plugin directory's ``plugin.yaml`` (or ``plugin.yml``), read: ``file`` is ``None``
+    when it has none; ``data`` is empty when it cannot be read (``error`` says why)."""
+
+    file: Path | None
+    data: dict[str, Any]
+    error: str | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """What it says that the runtime reads for every hook of the plugin (``priority``,
+        ``fail_closed``, ``timeout``), a bad value reported with the file it is in."""
+        data, where = self.data, self.file
+        return {
+            "priority": manifest_int(data.get("priority"), f"{where} priority"),
+            "fail_closed": bool(data.get("fail_closed") or data.get("required")),
+            "timeout": manifest_seconds(data.get("timeout"), f"{where} timeout"),
+        }
+
+
+def read_manifest(folder: Path) -> Manifest:
+    """The manifest of the plugin directory ``folder``; its misspelt keys are reported."""
+    file = folder / "plugin.yaml"
+    if not file.is_file():
+        file = folder / "plugin.yml"
+    if not file.is_file():
+        return Manifest(None, {})
+    data, error = read_yaml(file)
+    if error is None and data is not None and not isinstance(data, dict):
+        error = f"{file}: must be a mapping (name: ..., version: ...), not {type(data).__name__}"
+    if error is not None or not isinstance(data, dict):
+        return Manifest(file, {}, error)
+    check_manifest(data, str(file))
+    return Manifest(file, data)
+
+
 def scan_directory(root: Path, origin: str) -> list[Candidate]:
     """Plugin directories directly under ``root``, alphabetically."""
     if not root.is_dir():
@@ -90,11 +126,9 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
         if not child.is_dir() or child.name.startswith((".", "_")):
             continue
         init = child / "__init__.py"
-        manifest_file = child / "plugin.yaml"
-        if not manifest_file.is_file():
-            manifest_file = child / "plugin.yml"
+        found_manifest = read_manifest(child)
         if not init.is_file():
-            if manifest_file.is_file():
+            if found_manifest.file is not None:
                 found.append(
                     Candidate(
                         name=child.name,
@@ -105,15 +139,7 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                     )
                 )
             continue
-        manifest: dict[str, Any] = {}
-        error = None
-        if manifest_file.is_file():
-            data, error = read_yaml(manifest_file)
-            if error is None and data is not None and not isinstance(data, dict):
-                error = f"{manifest_file}: must be a mapping (name: ..., version: ...), not {type(data).__name__}"
-            elif error is None and isinstance(data, dict):
-                manifest = data
-                check_manifest(manifest, str(manifest_file))
+        manifest = found_manifest.data
         name = str(manifest.get("name") or child.name)
         found.append(
             Candidate(
@@ -122,11 +148,9 @@ def scan_directory(root: Path, origin: str) -> list[Candidate]:
                 origin=origin,
                 path=str(child),
                 manifest=manifest,
-                manifest_error=error,
+                manifest_error=found_manifest.error,
                 version=str(manifest["version"]) if manifest.get("version") is not None else None,
-                priority=manifest_int(manifest.get("priority"), f"{manifest_file} priority"),
-                fail_closed=bool(manifest.get("fail_closed") or manifest.get("required")),
-                timeout=manifest_seconds(manifest.get("timeout"), f"{manifest_file} timeout"),
+                **found_manifest.settings(),
             )
         )
     return found

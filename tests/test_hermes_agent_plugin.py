@@ -310,3 +310,23 @@ def test_adoption_moves_hermes_callbacks_into_our_manager_in_hermes_order(home):
     patch.release(hooks)
     assert patch.adopted == [] and not {"alpha", "beta"} & set(hooks.records)
     hooks.close()
+
+
+def test_a_plugin_hermes_loads_has_its_manifest_read_as_load_reads_it(tmp_path, caplog):
+    # the bridge reads a Hermes-loaded plugin's plugin.yaml for our keys with the loader's own
+    # reader: its guard settings, a misspelt key and a file that cannot be read are all as
+    # under load(), none dropped silently
+    from hermes_hooks.hermes.patch import _our_keys
+
+    good = tmp_path / "good"
+    good.mkdir()
+    (good / "plugin.yaml").write_text("name: good\nfail_closed: true\npriority: 3\ntimout: 5\n")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "plugin.yaml").write_text("name: [unclosed\n")
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        keys = _our_keys(str(good), "good")
+        assert _our_keys(str(broken), "broken") == {}
+    assert (keys["fail_closed"], keys["priority"], keys["manifest"]["name"]) == (True, 3, "good")
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "timout" in said and str(broken / "plugin.yaml") in said

@@ -206,25 +206,21 @@ class Patch:
 def _our_keys(path: Any, key: str) -> dict[str, Any]:
     """What the plugin's ``plugin.yaml`` says that Hermes does not read and we do
     (``fail_closed``, ``required``, ``timeout``, ``priority``): a plugin Hermes loads keeps its
-    guard settings under the bridge, as under ``load()``."""
-    from hermes_hooks.config import manifest_int, manifest_seconds, read_yaml
+    guard settings under the bridge, as under ``load()``, read by the same reader (a manifest
+    that cannot be read, or a misspelt key, is reported as there)."""
+    from hermes_hooks.loader import Manifest, read_manifest
 
     if not path:
         return {}
     where = Path(str(path))
-    file = where if where.is_file() else where / "plugin.yaml"
-    if not file.is_file():
+    manifest = read_manifest(where) if where.is_dir() else Manifest(None, {})
+    if where.is_file():  # a path naming the manifest itself
+        manifest = read_manifest(where.parent)
+    if manifest.error is not None:
+        log.warning("%s", manifest.error)
+    if manifest.file is None or manifest.error is not None:
         return {}
-    data, _ = read_yaml(file)
-    if not isinstance(data, Mapping):
-        return {}
-    data = {**data, "name": key}
-    return {
-        "manifest": data,
-        "fail_closed": bool(data.get("fail_closed") or data.get("required")),
-        "priority": manifest_int(data.get("priority"), f"{file} priority"),
-        "timeout": manifest_seconds(data.get("timeout"), f"{file} timeout"),
-    }
+    return {"manifest": {**manifest.data, "name": key}, **manifest.settings()}
 
 
 def _module_of(cb: Any) -> str:
