@@ -109,7 +109,6 @@ def load_builtins(hooks: Hooks, names: Iterable[str] | None = None) -> None:
     from .records import PluginRecord
     from .sources import HookSource
 
-    hooks.switchable_builtins = switchable_builtins
     if names is None and _builtin_entries(hooks.config):
         # Read every `type: builtin` entry now, so one naming no built-in (a misspelt name)
         # is reported: no built-in's "anything to do?" test looks at a name it does not own.
