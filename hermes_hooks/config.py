@@ -96,6 +96,12 @@ def read_yaml(path: Path) -> tuple[Any, str | None]:
         )
 
 
+def config_file(home: Path) -> Path | None:
+    """The config file the runtime reads in ``home``: ``config.yaml``, else ``cli-config.yaml``
+    (``None`` when it has neither)."""
+    return next((home / name for name in CONFIG_NAMES if (home / name).is_file()), None)
+
+
 def load_config(
     home: Path, config: Mapping[str, Any] | str | os.PathLike[str] | None = None
 ) -> LoadedConfig:
@@ -106,7 +112,8 @@ def load_config(
     if config is not None:
         candidates = [Path(config).expanduser()]
     else:
-        candidates = [home / name for name in CONFIG_NAMES]
+        found = config_file(home)
+        candidates = [found] if found is not None else []
     from .trust import untrusted
 
     for path in candidates:

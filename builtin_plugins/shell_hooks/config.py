@@ -725,19 +725,27 @@ def _flat(source: str) -> Convert:
 # ---------------------------------------------------------------------- everything
 
 
-def sources(config: Mapping[str, Any], reader: Reader, origin: str) -> list[str]:
-    """The agents ``hooks_sources`` turns on (unknown names reported)."""
+def listed_sources(config: Mapping[str, Any]) -> list[tuple[Any, str]] | None:
+    """``hooks_sources`` as written: each item with its name as read (trimmed, lower case);
+    ``None`` when it is neither a name nor a list of them."""
     listed = config.get("hooks_sources")
     if listed is None:
         return []
     if isinstance(listed, str):
         listed = [listed]
     if not isinstance(listed, list):
+        return None
+    return [(item, str(item).strip().lower()) for item in listed]
+
+
+def sources(config: Mapping[str, Any], reader: Reader, origin: str) -> list[str]:
+    """The agents ``hooks_sources`` turns on (unknown names reported)."""
+    listed = listed_sources(config)
+    if listed is None:
         reader.warn(f"hooks_sources in {origin}: must be a list of {', '.join(SOURCES)}; ignored")
         return []
     chosen = []
-    for item in listed:
-        name = str(item).strip().lower()
+    for item, name in listed:
         if name not in SOURCES:
             hint = catalogue.suggest(name, SOURCES)
             reader.warn(f"hooks_sources in {origin}: unknown source {item!r}"
@@ -746,6 +754,15 @@ def sources(config: Mapping[str, Any], reader: Reader, origin: str) -> list[str]
         elif name not in chosen:
             chosen.append(name)
     return chosen
+
+
+def reads_sources(config: Mapping[str, Any], agent: str) -> bool:
+    """Whether the config's ``hooks_sources`` reads ``agent``'s own hook files in place."""
+    return agent in [name for _, name in listed_sources(config) or ()]
+
+
+#: What the reader takes from config.yaml for http and prompt hooks: the allow-lists.
+SETTINGS = ("allowed_http_hook_urls", "allowed_env_vars")
 
 
 def _real(path: Path) -> str | None:
@@ -762,7 +779,7 @@ def load_entries(hooks: Hooks) -> tuple[list[ShellHook], list[str]]:
     files ``hooks_sources`` names; and the problems found."""
     config = hooks.config
     reader = Reader(hooks.manager)
-    reader.settings = {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
+    reader.settings = {k: config.get(k) for k in SETTINGS}
     origin = str(hooks.config_path) if hooks.config_path else "the host's config"
     reader.block(config.get("hooks"), origin, HERMES)
     files: list[Path] = []

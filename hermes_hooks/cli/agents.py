@@ -432,12 +432,12 @@ def reads_agent_files(state: State, agent: str) -> str | None:
     """The config file whose ``hooks_sources`` makes this home read ``agent``'s own hook
     files, if it does: routing that agent here too would run its hooks twice, and ours would
     call the service that runs them (a loop)."""
+    from hermes_hooks.builtin_plugins.shell_hooks.config import reads_sources
+
     from ..config import load_config
 
     loaded = load_config(_home(state), state.config)
-    listed = loaded.data.get("hooks_sources")
-    listed = [listed] if isinstance(listed, str) else listed
-    if isinstance(listed, list) and agent in [str(x).strip().lower() for x in listed]:
+    if reads_sources(loaded.data, agent):
         return str(loaded.path or _home(state) / "config.yaml")
     return None
 

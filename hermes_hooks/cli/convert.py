@@ -243,13 +243,12 @@ def plan(reading: Reading, origin: str, settings: Mapping[str, Any]) -> Plan:
 def _target(state: State) -> Path:
     """The config file the entries go to: ``--config``, else the home's config file as the
     runtime finds it (``config.yaml``, or ``cli-config.yaml`` when only that one exists)."""
-    from ..config import CONFIG_NAMES, find_home
+    from ..config import CONFIG_NAMES, config_file, find_home
 
     if state.config:
         return Path(state.config).expanduser()
     home = find_home(state.home)
-    present = [home / name for name in CONFIG_NAMES if (home / name).is_file()]
-    return present[0] if present else home / CONFIG_NAMES[0]
+    return config_file(home) or home / CONFIG_NAMES[0]
 
 
 def _current(target: Path) -> dict[str, Any]:
@@ -318,7 +317,9 @@ def merge(target: Path, data: dict[str, Any], new: Plan) -> tuple[int, Path | No
 
 def _settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What the runtime's reader takes from config.yaml (the http allow-lists)."""
-    return {k: config.get(k) for k in ("allowed_http_hook_urls", "allowed_env_vars")}
+    from hermes_hooks.builtin_plugins.shell_hooks.config import SETTINGS
+
+    return {k: config.get(k) for k in SETTINGS}
 
 
 def _write(target: Path, text: str) -> Path | None:
@@ -351,9 +352,9 @@ def _write(target: Path, text: str) -> Path | None:
 def _also_read_in_place(agent: str, config: Mapping[str, Any]) -> str | None:
     """A note when the target config already reads ``agent``'s files in place: the imported
     hooks would run twice."""
-    listed = config.get("hooks_sources")
-    listed = [listed] if isinstance(listed, str) else listed
-    if isinstance(listed, list) and agent in [str(x).strip().lower() for x in listed]:
+    from hermes_hooks.builtin_plugins.shell_hooks.config import reads_sources
+
+    if reads_sources(config, agent):
         return (f"note: the config also reads {agent}'s files in place (hooks_sources: {agent}); "
                 f"remove {agent!r} from hooks_sources, or each imported hook runs twice")  # fmt: skip
     return None
