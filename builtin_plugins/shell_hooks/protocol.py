@@ -242,9 +242,7 @@ def _parse(
             # message (its reason, not stderr), context is kept; an allow or ask is outranked
             # where answers rank (a tool call), and decides where the first answer does (a
             # PermissionRequest allow on exit 2 runs the call in Claude Code)
-            if cap is not None:
-                raw = _capped(raw, cap)
-            value, _, _ = _value(info, protocol, raw, source, tool_name)
+            raw, value, _, _ = _read(info, protocol, raw, source, tool_name, cap)
             if value is not None and _claude_blocks(raw):
                 return Answer(value=value, raw=raw)
             if value is not None and info.kind == "first":
@@ -262,9 +260,7 @@ def _parse(
             # we. A Claude Code hook's run still failed: fail_closed / onFailure block.
             raw = _json_object(out)
             if raw is not None:
-                if cap is not None and protocol == CLAUDE:
-                    raw = _capped(raw, cap)
-                value, _, defaulted = _value(info, protocol, raw, source, tool_name)
+                raw, value, _, defaulted = _read(info, protocol, raw, source, tool_name, cap)
                 if value is not None:
                     failed = why if protocol == CLAUDE else None
                     return Answer(value=value, raw=raw, warning=why, defaulted=defaulted,
@@ -297,9 +293,7 @@ def _parse(
         if not isinstance(read, dict):
             return Answer(raw=raw, dropped="; ".join(notes) or None)
         raw = read
-    if cap is not None:
-        raw = _capped(raw, cap)
-    value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
+    raw, value, dropped, defaulted = _read(info, protocol, raw, source, tool_name, cap)
     warning = "; ".join(notes) or None
     system = raw.get("systemMessage") or raw.get("system_message")
     if isinstance(system, str) and system.strip():
@@ -307,6 +301,22 @@ def _parse(
     return Answer(
         value=value, raw=raw, warning=warning, dropped=dropped or None, defaulted=defaulted
     )
+
+
+def _read(
+    info: EventInfo,
+    protocol: str,
+    raw: dict[str, Any],
+    source: str,
+    tool_name: str | None,
+    cap: Callable[[str], str] | None,
+) -> tuple[dict[str, Any], Any, str, str | None]:
+    """A JSON answer, its context texts capped (``cap``: Claude Code's hooks), read with the
+    event's answer type: ``(raw as capped, value, why it was dropped, why it defaulted)``."""
+    if cap is not None:
+        raw = _capped(raw, cap)
+    value, dropped, defaulted = _value(info, protocol, raw, source, tool_name)
+    return raw, value, dropped, defaulted
 
 
 def _claude_blocks(raw: Mapping[str, Any]) -> bool:
