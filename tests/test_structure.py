@@ -326,3 +326,33 @@ def test_every_type_ignore_gives_its_reason():
             if "type: ignore" in line and not re.search(r"type: ignore\[[\w,-]+\]\s+#\s*\S", line):
                 bare.append(f"{path.relative_to(ROOT)}:{number}")
     assert bare == [], "a `# type: ignore[code]` needs a `# why` after it: " + ", ".join(bare)
+
+
+def test_contributings_layout_table_is_the_tree():
+    """CONTRIBUTING's module map names what the tree holds: every path it names exists, and
+    every module and package of the runtime (at the top of ``hermes_hooks/`` and
+    ``builtin_plugins/``) is in it."""
+    import re
+
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    table = text[text.index("## Layout") : text.index("The data flows one way")]
+    named: set[Path] = set()
+    for row in table.splitlines():
+        cell = row.split("|")[1] if row.startswith("| `") else ""
+        base: Path | None = None
+        for item in re.findall(r"`([^`]+)`", cell):
+            path = ROOT / item if "/" in item else (base / item if base else ROOT / item)
+            if "/" in item:
+                base = path if item.endswith("/") else path.parent
+            named.add(path)
+    missing = sorted(str(p.relative_to(ROOT)) for p in named if not p.exists())
+    assert missing == [], f"CONTRIBUTING names paths that do not exist: {missing}"
+    tree = [
+        child
+        for top in ("hermes_hooks", "builtin_plugins")
+        for child in (ROOT / top).iterdir()
+        if (child.suffix in (".py", ".pyi") and child.stem not in ("__init__", "__main__"))
+        or (child.is_dir() and (child / "__init__.py").exists() and child.name != "demo")
+    ]
+    unnamed = sorted(str(c.relative_to(ROOT)) for c in tree if c not in named)
+    assert unnamed == [], f"CONTRIBUTING's layout table leaves out: {unnamed}"
