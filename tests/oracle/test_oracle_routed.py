@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -55,12 +56,17 @@ CONTEXT = "ORC-CONTEXT-LINE from the policy plugin"
 SESSION_CONTEXT = "ORC-SESSION-CONTEXT from the policy plugin"
 PROMPT = "Run the commands, please. ORC-CTX"
 
+#: The plugin's block names the process that decided: the service is started with
+#: ``ORC_DECIDER=service``; a client running the hooks in-process has no such variable.
 PLUGIN = f"""
+import os
+
 def register(ctx):
     def pre(tool_name=None, args=None, **kw):
         command = str((args or {{}}).get("command", ""))
         if "ORC-PLUG" in command:
-            return {{"action": "block", "message": {PLUGIN_MSG!r}}}
+            where = os.environ.get("ORC_DECIDER", "in-process")
+            return {{"action": "block", "message": {PLUGIN_MSG!r} + f" (decided {{where}})"}}
         if "ORC-REWRITE" in command:
             rewritten = {{**args, "command": command.replace("original", "rewritten")}}
             return {{"action": "modify", "args": rewritten}}
@@ -195,10 +201,125 @@ def start(agent: Agent, binary: Path, calls: list[ToolCall]) -> AgentRun:
     return run_gemini(binary, agent.root, None, calls, prompt=PROMPT)
 
 
+# ---------------------------------------------------------------- Cursor and Copilot (no CLI)
+
+#: Cursor's fields on every hook's stdin, as its hooks documentation gives them.
+CURSOR = {"conversation_id": "orc-cursor", "generation_id": "orc-gen", "model": "orc-model",
+          "workspace_roots": ["/work/project"], "transcript_path": None}  # fmt: skip
+#: Copilot's fields on every hook's stdin (its hooks reference: a time in ms and the cwd).
+COPILOT = {"timestamp": 1704614600000, "cwd": "/work/project"}
+
+
+def _cursor_shell(command: str) -> tuple[str, str, dict[str, Any]]:
+    body = {"hook_event_name": "beforeShellExecution", "command": command,
+            "cwd": "/work/project", "sandbox": False}  # fmt: skip
+    return "cursor", "beforeShellExecution", {**CURSOR, **body}
+
+
+def _copilot_tool(command: str) -> tuple[str, str, dict[str, Any]]:
+    return "copilot", "preToolUse", {**COPILOT, "toolName": "bash",
+                                     "toolArgs": json.dumps({"command": command})}  # fmt: skip
+
+
+GUARDED = {  # the command of each guard's call, and what its block must say
+    "shell": ("touch /nonexistent/shell # ORC-SHELL", SHELL_MSG),
+    "command_guard": ("true || rm -rf ~", "filesystem.rm-home"),
+    "plugin": ("touch /nonexistent/plugin # ORC-PLUG", PLUGIN_MSG),
+    "required": ("touch /nonexistent/required # ORC-REQ", "missing-guard.sh"),
+    "rewrite": ("touch /nonexistent/original # ORC-REWRITE", "rewrote this call"),
+}
+
+
+def drives() -> list[tuple[str, str, dict[str, Any]]]:
+    out = []
+    for command, _ in GUARDED.values():
+        out += [_cursor_shell(command), _copilot_tool(command)]
+    rewrite = {**CURSOR, "hook_event_name": "preToolUse", "tool_name": "Shell",
+               "tool_input": {"command": GUARDED["rewrite"][0]}, "tool_use_id": "orc-1",
+               "cwd": "/work/project"}  # fmt: skip
+    start = {**CURSOR, "hook_event_name": "sessionStart", "session_id": "orc-cursor",
+             "is_background_agent": False}  # fmt: skip
+    prompt = {**COPILOT, "prompt": "Run the commands, please. ORC-CTX"}
+    return [*out, ("cursor", "preToolUse", rewrite), ("cursor", "sessionStart", start),
+            ("copilot", "userPromptSubmitted", prompt)]  # fmt: skip
+
+
+def drive(home: Path, agent: str, event: str, body: dict[str, Any]) -> Drive:
+    done = subprocess.run([HERMES, "hooks", "client", agent, event, "--home", str(home)],
+                          input=json.dumps(body), capture_output=True, text=True, timeout=120)  # fmt: skip
+    try:
+        reply = json.loads(done.stdout)
+    except ValueError:
+        reply = None
+    return Drive(agent, event, body, done.returncode, reply, done.stderr)
+
+
+@dataclass
+class Drive:
+    agent: str
+    event: str
+    body: dict[str, Any]
+    code: int
+    reply: Any
+    stderr: str
+
+    def command(self) -> str:
+        if self.agent == "cursor":
+            return str(
+                self.body.get("command") or (self.body.get("tool_input") or {}).get("command", "")
+            )
+        return str(json.loads(self.body.get("toolArgs") or "{}").get("command", ""))
+
+
+def check_drives(found: list[Drive], in_process: bool) -> None:
+    """Each reply in the form the agent's docs define, with the home's decision."""
+    decider = "in-process" if in_process else "service"
+    plugin = [d for d in found if GUARDED["plugin"][0] == d.command()]
+    assert len(plugin) == 2 and all(f"(decided {decider})" in json.dumps(d.reply) for d in plugin)
+    for d in found:
+        why = f"{d.agent} {d.event} {d.body}: exit {d.code}, {d.reply!r}, {d.stderr[-1500:]}"
+        assert d.code == 0, why
+        said = next((text for command, text in GUARDED.values() if command == d.command()), None)
+        if d.agent == "cursor" and d.event == "beforeShellExecution":
+            # Cursor: {"permission": "deny", "user_message", "agent_message"}; it cannot take a
+            # rewrite here, so the rewrite is a deny naming it (docs/agents.md)
+            assert d.reply["permission"] == "deny" and said in d.reply["agent_message"], why
+            assert said in d.reply["user_message"], why
+        elif d.agent == "copilot" and d.event == "preToolUse":
+            # Copilot reads only {"permissionDecision": "deny", "permissionDecisionReason"}
+            assert d.reply["permissionDecision"] == "deny", why
+            assert said in d.reply["permissionDecisionReason"], why
+        elif d.event == "preToolUse":  # Cursor's preToolUse takes a rewrite: updated_input
+            assert d.reply == {"updated_input": {"command": d.command().replace("original",
+                                                                               "rewritten")}}, why  # fmt: skip
+        elif d.event == "sessionStart":  # Cursor reads additional_context there
+            assert d.reply == {"additional_context": SESSION_CONTEXT}, why
+        else:  # Copilot reads nothing of userPromptSubmitted: reported, not delivered
+            assert d.reply == {}, why
+            if in_process:  # else it is in the service's log
+                assert "userPromptSubmitted reads no answer from a hook: context" in d.stderr, why
+
+
+def check_drives_blocked(found: list[Drive]) -> None:
+    """With neither service nor home: decision events get the block form, others exit 1."""
+    for d in found:
+        why = f"{d.agent} {d.event}: exit {d.code}, {d.reply!r}, {d.stderr[-1500:]}"
+        assert "fail closed" in d.stderr or d.code == 1, why
+        if d.agent == "cursor" and d.event in ("beforeShellExecution", "preToolUse"):
+            assert d.code == 2 and d.reply["permission"] == "deny", why
+        elif d.agent == "copilot" and d.event == "preToolUse":
+            assert d.code == 0 and d.reply["permissionDecision"] == "deny", why  # it reads JSON
+        elif d.agent == "copilot":  # its prompt cannot be blocked: said so, not delivered
+            assert d.code == 0 and d.reply == {}, why
+            assert "userPromptSubmitted reads no answer from a hook: a block" in d.stderr, why
+        else:  # Cursor's sessionStart decides nothing: no block, exit 1 with the reason
+            assert d.code == 1 and d.reply == {}, why
+
+
 def run_all(
     world: World, binaries: dict[str, Path], scenario: str
-) -> dict[str, tuple[AgentRun, Path]]:
-    """Every agent's start of ``scenario``, side by side."""
+) -> tuple[dict[str, tuple[AgentRun, Path]], list[Drive]]:
+    """Every agent's start of ``scenario``, side by side, and the Cursor and Copilot drives."""
 
     def one(name: str) -> tuple[AgentRun, Path]:
         where = marks(world, scenario, name)
@@ -207,14 +328,15 @@ def run_all(
 
     with ThreadPoolExecutor(len(world.agents)) as pool:
         futures = {name: pool.submit(one, name) for name in world.agents}
-        return {name: f.result() for name, f in futures.items()}
+        found = [drive(world.hermes_home, *d) for d in drives()]
+        return {name: f.result() for name, f in futures.items()}, found
 
 
 def model_saw(run: AgentRun) -> str:
     return json.dumps([r.body for r in run.requests if not r.refused])
 
 
-def check_decisions(name: str, agent: Agent, run: AgentRun, where: Path) -> None:
+def check_decisions(name: str, agent: Agent, run: AgentRun, where: Path, decider: str) -> None:
     seen = model_saw(run)
     why = f"{name}: {run.stdout[-2000:]}\n{run.stderr[-2000:]}"
     assert (where / "plain").exists(), f"the plain call did not run: {why}"
@@ -222,7 +344,7 @@ def check_decisions(name: str, agent: Agent, run: AgentRun, where: Path) -> None
         assert not (where / mark).exists(), f"{name} ran the {mark}-guarded call"
     assert SHELL_MSG in seen, why
     assert "filesystem.rm-home" in seen, why
-    assert PLUGIN_MSG in seen, why
+    assert f"{PLUGIN_MSG} (decided {decider})" in seen, why
     assert "required guard" in seen and "missing-guard.sh" in seen, why
     assert CONTEXT in seen, why
     assert not (where / "original").exists()
@@ -239,10 +361,11 @@ def binaries(claude_cli: Installed, codex_cli: Installed, gemini_cli: Installed)
 
 
 def test_a_the_service_decides_for_every_agent(world: World, binaries: dict[str, Path]) -> None:
-    with serving(world.hermes_home):
-        runs = run_all(world, binaries, "a")
+    with serving(world.hermes_home, env={"ORC_DECIDER": "service"}):
+        runs, found = run_all(world, binaries, "a")
+    check_drives(found, in_process=False)
     for name, (run, where) in runs.items():
-        check_decisions(name, world.agents[name], run, where)
+        check_decisions(name, world.agents[name], run, where, "service")
 
 
 def test_b_with_the_service_stopped_the_client_decides_the_same_in_process(
@@ -250,9 +373,10 @@ def test_b_with_the_service_stopped_the_client_decides_the_same_in_process(
 ) -> None:
     # `serving` ended in test a: the URL file still names its port, where nothing listens now
     assert (world.hermes_home / "serve" / "url").exists()
-    runs = run_all(world, binaries, "b")
+    runs, found = run_all(world, binaries, "b")
+    check_drives(found, in_process=True)
     for name, (run, where) in runs.items():
-        check_decisions(name, world.agents[name], run, where)
+        check_decisions(name, world.agents[name], run, where, "in-process")
 
 
 @pytest.fixture
@@ -269,7 +393,8 @@ def unloadable(world: World) -> Iterator[None]:
 def test_c_with_neither_the_prompt_blocks_and_nothing_runs(
     world: World, binaries: dict[str, Path], unloadable: None
 ) -> None:
-    runs = run_all(world, binaries, "c")
+    runs, found = run_all(world, binaries, "c")
+    check_drives_blocked(found)
     for name, (run, where) in runs.items():
         why = f"{name}: {run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         assert list(where.iterdir()) == [], why
