@@ -26,7 +26,20 @@ c) the service down and the home unloadable (a plugin raising KeyboardInterrupt 
 
 Cursor and Copilot have no offline CLI here: their documented payloads go through
 `hermes hooks client cursor|copilot EVENT` in each scenario, and the replies have the form
-their docs define. The three agents of a scenario run side by side.
+their docs define. The three agents of a scenario run side by side, the drives meanwhile.
+
+What each agent needs besides the file install-into wrote (oracle_agents.py): Claude Code reads
+only `.claude/settings.local.json` (`--setting-sources local`); Gemini CLI reads the project's
+`.gemini/settings.json` in a trusted workspace; Codex runs hooks only with `[features]` `hooks =
+true` in its `config.toml` (install-into warns and does not edit TOML: docs/agents.md) and reads
+a project's `.codex/hooks.json` only when that project is trusted (`[projects."P"] trust_level`).
+Where an agent cannot take an answer, the test asserts what docs/agents.md says instead: Codex
+takes no rewrite (the call is blocked, naming it); Copilot reads nothing of
+`userPromptSubmitted` (reported, `{}`); Cursor takes a rewrite on `preToolUse` only; Codex
+shows no hook's reason in `codex exec --json` when the prompt is blocked.
+
+Measured on the 2-core CI machine (shared): about 52 s for the module (a: 11 s, b: 30 s, the
+in-process fallback loading the home once per hook event, c: 6 s, set-up: 4 s).
 """
 
 from __future__ import annotations
