@@ -476,6 +476,13 @@ def test_it_says_when_the_agent_would_run_none_of_the_hooks(world, tmp_path, mon
     (tmp_path / "codexhome").mkdir()
     (tmp_path / "codexhome" / "config.toml").write_text("[features]\nhooks = true\n")
     out = cli(world, "install-into", "codex", "--yes")
+    # the real Codex 0.169 runs no hook of a project's .codex/hooks.json in an untrusted folder
+    assert out.exit_code == 0 and "only in a folder it trusts" in out.output
+    assert f'`[projects."{world["project"]}"]` `trust_level = "trusted"`' in out.output
+    (tmp_path / "codexhome" / "config.toml").write_text(
+        f'[features]\nhooks = true\n[projects."{world["project"]}"]\ntrust_level = "trusted"\n'
+    )
+    out = cli(world, "install-into", "codex", "--yes")
     assert "warning" not in out.output
     gemini = world["project"] / ".gemini" / "settings.json"
     gemini.parent.mkdir()

@@ -495,6 +495,24 @@ def test_with_neither_service_nor_home_a_decision_event_blocks(agent, event, wor
     assert "fail closed" in done.stderr and "did not answer" in done.stderr
 
 
+@pytest.mark.parametrize(
+    "event,body,words",
+    [
+        ("userPromptSubmitted", {"prompt": "BLOCK this"}, "a block"),
+        ("userPromptSubmitted", {"prompt": "CTX please"}, "context"),
+        ("sessionStart", {"source": "new"}, "context"),
+    ],
+)
+def test_an_answer_copilot_reads_nothing_of_is_reported_not_dropped_silently(
+    event, body, words, tmp_path
+):
+    home = make_home(tmp_path / "home")  # no service: the client's in-process log is stderr
+    done = client("copilot", event, {"timestamp": 1704614600000, "cwd": CWD, **body}, home)
+    assert done.returncode == 0 and json.loads(done.stdout) == {}
+    assert f"copilot {event} reads no answer from a hook: {words}" in done.stderr
+    assert "not delivered" in done.stderr
+
+
 def test_with_neither_an_observe_event_does_not_block(tmp_path):
     home = make_home(tmp_path / "home", plugin=BROKEN)
     _dead_service(home)

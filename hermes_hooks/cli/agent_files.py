@@ -384,18 +384,24 @@ def switched_off(agent: str, project: Path | None) -> str | None:
         tomls = [
             p for p in shell_config.files_of("codex", project or Path.cwd()) if p.suffix == ".toml"
         ]
+        parsed: dict[Path, Any] = {}
         for path in tomls:
             try:
                 import tomllib
 
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
+                parsed[path] = tomllib.loads(path.read_text(encoding="utf-8"))
             except (ImportError, OSError, ValueError):
                 continue
-            features = data.get("features")
-            if isinstance(features, dict) and features.get("hooks") is True:
-                return None
-        return (f"Codex runs hooks only with `[features]` `hooks = true` in {tomls[0]}: add it "
-                "there")  # fmt: skip
+        if not any(
+            isinstance(d.get("features"), dict) and d["features"].get("hooks") is True
+            for d in parsed.values()
+        ):
+            return (f"Codex runs hooks only with `[features]` `hooks = true` in {tomls[0]}: "
+                    "add it there")  # fmt: skip
+        if project is not None and not _codex_trusts(parsed.get(tomls[0]), project):
+            return (f"Codex reads {project / '.codex' / 'hooks.json'} only in a folder it "
+                    f'trusts: add `[projects."{project}"]` `trust_level = "trusted"` to '
+                    f"{tomls[0]} (what its trust prompt saves)")  # fmt: skip
     if agent in ("gemini", "claude"):
         try:
             data = json.loads(target(agent, project).read_text(encoding="utf-8"))
@@ -409,6 +415,25 @@ def switched_off(agent: str, project: Path | None) -> str | None:
             return (f"{target(agent, project)}: hooksConfig.enabled is false, so Gemini CLI runs "
                     "none of these hooks; set it to true")  # fmt: skip
     return None
+
+
+def _codex_trusts(user: Any, project: Path) -> bool:
+    """Whether the user's Codex ``config.toml`` trusts ``project``: its ``[projects."DIR"]``
+    ``trust_level``, for the folder itself or the git repository holding it (a project's own
+    config cannot trust itself, so only the user's file counts)."""
+    projects = user.get("projects") if isinstance(user, dict) else None
+    if not isinstance(projects, dict):
+        return False
+    folders = {project, project.resolve()}
+    for folder in (project.resolve(), *project.resolve().parents):
+        if (folder / ".git").exists():
+            folders.add(folder)
+            break
+    for folder in folders:
+        entry = projects.get(str(folder))
+        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
+            return True
+    return False
 
 
 def bare(agent: str, data: Any) -> Any:

@@ -459,9 +459,12 @@ def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     kind = t.info.kind
     if t.agent == "hermes":
         return _hermes(t.info, result)
-    if not _reads(t.chosen, ""):
-        return {}
     event = t.chosen.name if t.chosen is not None else t.info.name
+    if not _reads(t.chosen, ""):
+        said = _said(t, result, kwargs)
+        if said:  # Copilot's userPromptSubmitted and sessionStart read no answer at all
+            _note_once(f"{t.agent} {event} reads no answer from a hook: {said} not delivered")
+        return {}
     if kind == "context":
         return _context(t, event, result) if isinstance(result, str) and result else {}
     if isinstance(result, ToolDecision):
@@ -475,6 +478,19 @@ def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(result, PermissionAnswer):
         return _permission(t, event, result)
     return {}
+
+
+def _said(t: Target, result: Any, kwargs: Mapping[str, Any]) -> str:
+    """What ``result`` asks of the agent, in words (empty when it asks nothing)."""
+    if isinstance(result, PromptDecision):
+        kinds = [("a block", result.blocked), ("a rewrite", result.text is not None),
+                 ("context", bool(result.context))]  # fmt: skip
+        return ", ".join(word for word, on in kinds if on)
+    if result is None or result == "" or result == t.info.answer.neutral(kwargs):
+        return ""
+    if isinstance(result, str) and t.info.kind == "context":
+        return "context"
+    return f"its answer ({type(result).__name__})"
 
 
 def _context(t: Target, event: str, text: str) -> dict[str, Any]:

@@ -87,19 +87,25 @@ def _finish(
 def run_claude(
     binary: Path,
     root: Path,
-    settings: dict[str, Any],
+    settings: dict[str, Any] | None,
     calls: list[ToolCall],
     *,
     prompt: str = "Run the command, please.",
     allowed_tools: str | None = "Bash",
     record: Path | None = None,
 ) -> AgentRun:
-    """``claude -p`` with hooks from one settings file (no other setting source)."""
+    """``claude -p`` with hooks from one settings file (no other setting source); with
+    ``settings=None``, from the project's ``.claude/settings.local.json`` alone (what
+    ``hermes hooks install-into claude --project`` writes)."""
     home, project = _dirs(root)
-    settings_file = root / "claude-settings.json"
-    settings_file.write_text(json.dumps(settings, indent=2))
     cmd = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
-           "--include-hook-events", "--settings", str(settings_file), "--setting-sources", ""]  # fmt: skip
+           "--include-hook-events"]  # fmt: skip
+    if settings is None:
+        cmd += ["--setting-sources", "local"]
+    else:
+        settings_file = root / "claude-settings.json"
+        settings_file.write_text(json.dumps(settings, indent=2))
+        cmd += ["--settings", str(settings_file), "--setting-sources", ""]
     if allowed_tools:
         cmd += ["--allowedTools", allowed_tools]
     with FakeModel(list(calls)) as model:
@@ -115,18 +121,19 @@ def run_claude(
 def run_gemini(
     binary: Path,
     root: Path,
-    hooks: dict[str, Any],
+    hooks: dict[str, Any] | None,
     calls: list[ToolCall],
     *,
     prompt: str = "Run the command, please.",
     record: Path | None = None,
 ) -> AgentRun:
-    """``gemini --yolo -p`` with ``hooks`` in ``~/.gemini/settings.json``."""
+    """``gemini --yolo -p`` with ``hooks`` in ``~/.gemini/settings.json``; with ``hooks=None``
+    none there (the project's ``.gemini/settings.json`` holds them: the workspace is trusted)."""
     home, project = _dirs(root)
     settings = {
         "security": {"auth": {"selectedType": "gemini-api-key"}},
         "hooksConfig": {"enabled": True},
-        "hooks": hooks,
+        **({} if hooks is None else {"hooks": hooks}),
         "privacy": {"usageStatisticsEnabled": False},
         "telemetry": {"enabled": False},
         "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
@@ -148,13 +155,15 @@ def run_gemini(
 def run_codex(
     binary: Path,
     root: Path,
-    hooks: dict[str, Any],
+    hooks: dict[str, Any] | None,
     calls: list[ToolCall],
     *,
     prompt: str = "Run the command, please.",
     record: Path | None = None,
 ) -> AgentRun:
-    """``codex exec`` with a custom model provider at the fake server and ``hooks.json``."""
+    """``codex exec`` with a custom model provider at the fake server and ``hooks.json``; with
+    ``hooks=None`` no ``hooks.json`` in ``CODEX_HOME``: the project's ``.codex/hooks.json`` holds
+    them, and the project is trusted (Codex runs no hooks of an untrusted folder)."""
     home, project = _dirs(root)
     codex_home = home / ".codex"
     codex_home.mkdir(exist_ok=True)
@@ -172,8 +181,10 @@ def run_codex(
             'env_key = "ORACLE_API_KEY"\n'
             "supports_websockets = false\n"
             "request_max_retries = 0\nstream_max_retries = 0\n"
+            + ("" if hooks is not None else f'[projects."{project}"]\ntrust_level = "trusted"\n')
         )
-        (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
+        if hooks is not None:
+            (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
         env = _base_env(home, model)
         env.update({"CODEX_HOME": str(codex_home), "ORACLE_API_KEY": "oracle-not-a-key"})
         cmd = [str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
