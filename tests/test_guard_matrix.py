@@ -17,7 +17,9 @@ import json
 import logging
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -298,18 +300,28 @@ def _bridge_params() -> list[Any]:
     return out
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(("way", "fault", "fail_closed"), _bridge_params())
-def test_a_guard_never_goes_quiet_under_hermes_chat(
-    bridged: Any, tmp_path: Path, way: Way, fault: Fault, fail_closed: bool
-) -> None:
+@dataclass
+class ChatCell:
+    """What one bridge cell's ``hermes chat`` run did: whether the call was blocked, what the
+    terminal showed, the names its reports must carry, and ``hermes-hooks doctor`` (run only
+    when the call ran and the guard was open)."""
+
+    blocked: bool = False
+    results: list[Any] = field(default_factory=list)
+    shown: str = ""
+    names: list[str] = field(default_factory=list)
+    doctor: subprocess.CompletedProcess[str] | None = None
+    error: BaseException | None = None
+
+
+def _chat_cell(bridged: Any, root: Path, way: Way, fault: Fault, fail_closed: bool) -> ChatCell:
     from test_hermes_agent_bridge import Model
     from venvs import RUN_HERMES
 
     with ExitStack() as stack:
-        scene = Scene(tmp_path, stack)
+        scene = Scene(root, stack)
         way.write(scene, fault.name, fail_closed)
-        target = tmp_path / "touched"
+        target = root / "touched"
         model = Model(f"touch {target}")
         stack.callback(model.close)
         scene.config["model"] = {"provider": "custom", "default": "fake-model",
@@ -330,17 +342,60 @@ def test_a_guard_never_goes_quiet_under_hermes_chat(
                 "terminal", "-Q"]  # fmt: skip
         out = subprocess.run(chat, cwd=scene.project, env=env, capture_output=True, text=True,
                              timeout=180, stdin=subprocess.DEVNULL)  # fmt: skip
-        shown = out.stdout + out.stderr
         results = model.tool_results()
-        blocked = not target.exists() and bool(results)  # the model heard; nothing ran
-        if fault.name == "healthy" or fail_closed:
-            assert blocked, f"the call ran under hermes chat: {results}\n{shown[-3000:]}"
-            return
-        if blocked:
-            return
-        assert any(n in shown for n in scene.names), (
-            f"hermes chat let the call run and said nothing naming {scene.names}:\n{shown[-3000:]}"
+        cell = ChatCell(
+            blocked=not target.exists() and bool(results),  # the model heard; nothing ran
+            results=results,
+            shown=out.stdout + out.stderr,
+            names=list(scene.names),
         )
-        doc = bridged.cli("hermes-hooks", "--home", str(scene.home), "doctor", cwd=scene.project,
-                          check=False, HERMES_HOME=str(scene.home), HOME=str(scene.user))  # fmt: skip
-        assert doc.returncode == 1 and any(n in doc.stdout for n in scene.names), doc.stdout
+        if not cell.blocked and not fail_closed and fault.name != "healthy":
+            cell.doctor = bridged.cli("hermes-hooks", "--home", str(scene.home), "doctor",
+                                      cwd=scene.project, check=False, HERMES_HOME=str(scene.home),
+                                      HOME=str(scene.user))  # fmt: skip
+        return cell
+
+
+#: ``hermes chat`` runs side by side: each mostly waits (on its imports, its hooks' time limits,
+#: the fake model), and each cell has its own home, project, model server and hooks.
+CHAT_WORKERS = 3
+
+
+@pytest.fixture(scope="module")
+def chat_cells(bridged: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, ChatCell]:
+    """Every bridge cell's ``hermes chat`` run, ``CHAT_WORKERS`` at a time; cell id -> what it
+    did (a run that raised keeps its exception, raised again by that cell's test)."""
+
+    def one(param: Any) -> tuple[str, ChatCell]:
+        way, fault, fail_closed = param.values
+        try:
+            root = tmp_path_factory.mktemp(f"chat-{param.id}")
+            return param.id, _chat_cell(bridged, root, way, fault, fail_closed)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the cell's own test
+            return param.id, ChatCell(error=exc)
+
+    with ThreadPoolExecutor(CHAT_WORKERS) as pool:
+        return dict(pool.map(one, _bridge_params()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("way", "fault", "fail_closed"), _bridge_params())
+def test_a_guard_never_goes_quiet_under_hermes_chat(
+    chat_cells: dict[str, ChatCell], request: pytest.FixtureRequest, way: Way, fault: Fault,
+    fail_closed: bool,
+) -> None:  # fmt: skip
+    cell = chat_cells[request.node.callspec.id]
+    if cell.error is not None:
+        raise cell.error
+    shown, results = cell.shown, cell.results
+    if fault.name == "healthy" or fail_closed:
+        assert cell.blocked, f"the call ran under hermes chat: {results}\n{shown[-3000:]}"
+        return
+    if cell.blocked:
+        return
+    assert any(n in shown for n in cell.names), (
+        f"hermes chat let the call run and said nothing naming {cell.names}:\n{shown[-3000:]}"
+    )
+    doc = cell.doctor
+    assert doc is not None
+    assert doc.returncode == 1 and any(n in doc.stdout for n in cell.names), doc.stdout

@@ -245,12 +245,19 @@ class VenvPool:
 
     def fresh(self, *steps: Step, with_pip: bool = False) -> Venv:
         """A new venv with ``steps`` installed, for this test alone. With more than one step it
-        starts as a copy of the shared venv of the first step (``hermes-agent`` and its
-        dependencies are installed once per run, however many venvs start with them)."""
-        base = self.get(steps[0], with_pip=with_pip) if len(steps) > 1 else None
+        starts as a copy of the shared venv of every step but the last, or of all of them when
+        that one is built already (``hermes-agent`` and its dependencies are installed once per
+        run, and so is each step after them, however many venvs start with the same steps)."""
+        key = (with_pip, tuple(tuple(step) for step in steps))
+        if key in self._shared:
+            base, todo = self._shared[key], ()
+        elif len(steps) > 1:
+            base, todo = self.get(*steps[:-1], with_pip=with_pip), steps[-1:]
+        else:
+            base, todo = None, steps
         self._count += 1
         venv = Venv(self.root / f"venv-{self._count}", with_pip=with_pip, clone_of=base)
-        for step in steps[1:] if base is not None else steps:
+        for step in todo:
             venv.install(*step)
         return venv
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +37,11 @@ class AgentRun:
 
 
 def recorder_command(record: Path) -> str:
-    """A hook command appending its stdin as one JSON line to ``record`` (always no opinion)."""
-    return f"python3 -c \"import sys; open('{record}', 'a').write(sys.stdin.read().strip() + chr(10))\""
+    """A hook command appending its stdin (one line of JSON) and a newline to ``record``
+    (always no opinion; :func:`read_records` skips the empty lines). A shell, not Python: it runs
+    at every event of every call, and a shell starts in a tenth of the time."""
+    line = f"cat >> {shlex.quote(str(record))}; echo >> {shlex.quote(str(record))}"
+    return f"sh -c {shlex.quote(line)}"
 
 
 def read_records(record: Path) -> list[dict[str, Any]]:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_agents import AgentRun
+from oracle_agents import AgentRun, recorder_command
 from oracle_compare import Outcome, hermes_outcome, record, scan
 from oracle_dialects import Agent, _part, dialect_kwargs, hermes_for, main_bodies
 from oracle_servers import ToolCall
@@ -154,12 +154,6 @@ def hook_file(agent: Agent, d: Path, cases: list[GenCase]) -> dict[str, Any]:
     return hooks
 
 
-def recorder(record: Path) -> str:
-    """A hook command appending its stdin (one line of JSON) to ``record``: a shell, not
-    Python, as it runs at every event of every call."""
-    return f"sh -c 'cat >> {record}; echo >> {record}'"
-
-
 @dataclass
 class Batch:
     dir: Path
@@ -191,7 +185,7 @@ def run_batches(
         real_hooks = json.loads(json.dumps(hooks))
         rec = d / "payloads.jsonl"
         for event in recorded:
-            entry = {"type": "command", "command": recorder(rec)}
+            entry = {"type": "command", "command": recorder_command(rec)}
             if agent.dialect == "gemini":
                 entry["name"] = "recorder"
             real_hooks.setdefault(event, []).append({"hooks": [entry]})
