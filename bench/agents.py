@@ -15,7 +15,8 @@ the no-op command hook's plus 200 ms).
 Rows, one Claude Code run each per round, interleaved, every row in every round:
 
 - (a) Claude Code's floor: an ``http`` hook to a local endpoint answering ``{}`` at once; one
-  no-op command hook (``true``) for reference.
+  no-op command hook (``true``) for reference, and one that starts the client's Python
+  (``python -c pass``): the least the client route can cost.
 - (b) the event routed by ``hermes hooks install-into claude`` (``--via http``, and the default:
   the client command) to ``hermes hooks serve`` with five guards in its home: a shell worker
   (``persistent: true``), a Python plugin, ``command_guard``, ``dangerous_patterns``,
@@ -244,6 +245,9 @@ def main() -> None:
                     root, "a-http", [{"type": "http", "url": floor.url}]),
                 "(a) one no-op command hook (`true`)": project_with(
                     root, "a-true", [{"type": "command", "command": "true"}]),
+                "one no-op Python command hook (`python -c pass`, the client's interpreter)": (
+                    project_with(root, "a-python", [{"type": "command",
+                                                     "command": f"{sys.executable} -c pass"}])),
                 f"command hook sleeping {SLEEP * 1000:.0f} ms (line timing check)": project_with(
                     root, "sleep", [{"type": "command", "command": f"sleep {SLEEP}"}]),
                 "(b) install-into claude --via http -> serve, 5 guards": root / "b-http",
@@ -273,7 +277,7 @@ def main() -> None:
                     _, answers = pre_tool_use(run_claude(binary, project, user, command, token))
                     denied = any(f"denied by the bench {said}" in json.dumps(a) for a in answers)
                     checks.append((f"{row}: the {said}'s deny reached Claude Code", denied))
-            b_client, c = list(projects)[4:]
+            b_client, c = list(projects)[-2:]
             checks.append((f"{b_client}: the service answered every call", not fell_back[b_client]))
             checks.append((f"{c}: every hook ran in-process", fell_back[c] == rounds * len(GUARDS)))
         finally:
@@ -305,7 +309,7 @@ def render(
 ) -> str:
     med = {row: statistics.median(v) for row, v in samples.items()}
     rows = list(samples)
-    floor_http, floor_true, sleeper, b_http, b_client, c = rows
+    floor_http, floor_true, python, sleeper, b_http, b_client, c = rows
     lines = [
         f"Claude Code {version}, offline against the oracle's fake model; {rounds} rounds, each "
         f"row one Claude Code run per round, rows interleaved; {os.cpu_count()} CPUs, load "
@@ -325,6 +329,9 @@ def render(
         "",
         f"Line timing check: the sleeping hook took {extra:.0f} ms more than the no-op one "
         f"(it sleeps {SLEEP * 1000:.0f} ms), so Claude Code writes the lines as they happen.",
+        "",
+        f"The client route took {med[b_client] - med[python]:.0f} ms more than a no-op Python "
+        f"command hook, which took {med[python] - med[floor_true]:.0f} ms more than `true`.",
         "",
         "| goal | figure | holds |",
         "| --- | --- | --- |",
