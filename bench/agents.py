@@ -14,9 +14,10 @@ the no-op command hook's plus 200 ms).
 
 Rows, one Claude Code run each per round, interleaved, every row in every round:
 
-- (a) Claude Code's floor: an ``http`` hook to a local endpoint answering ``{}`` at once; one
-  no-op command hook (``true``) for reference, and one that starts the client's Python
-  (``python -c pass``): the least the client route can cost.
+- (a) Claude Code's floor: an ``http`` hook to a local endpoint answering ``{}`` at once (its
+  UserPromptSubmit posts there first, as it does to the service over ``--via http``, so Claude
+  Code's connection is open in both); one no-op command hook (``true``) for reference, and
+  one that starts the client's Python (``python -c pass``): the least the client route costs.
 - (b) the event routed by ``hermes hooks install-into claude`` (``--via http``, and the default:
   the client command) to ``hermes hooks serve`` with five guards in its home: a shell worker
   (``persistent: true``), a Python plugin, ``command_guard``, ``dangerous_patterns``,
@@ -156,11 +157,16 @@ def hermes(home: Path, *args: str) -> None:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}{done.stderr}")
 
 
-def project_with(root: Path, name: str, hooks: list[dict[str, Any]]) -> Path:
-    """A project whose ``.claude/settings.local.json`` holds ``hooks`` on PreToolUse."""
+def project_with(
+    root: Path, name: str, hooks: list[dict[str, Any]], prompt: list[dict[str, Any]] | None = None
+) -> Path:
+    """A project whose ``.claude/settings.local.json`` holds ``hooks`` on PreToolUse (and
+    ``prompt`` on UserPromptSubmit)."""
     project = root / name
     (project / ".claude").mkdir(parents=True)
     settings = {"hooks": {"PreToolUse": [{"hooks": hooks}]}}
+    if prompt:
+        settings["hooks"]["UserPromptSubmit"] = [{"hooks": prompt}]
     (project / ".claude" / "settings.local.json").write_text(json.dumps(settings, indent=2))
     return project
 
@@ -241,8 +247,12 @@ def main() -> None:
                       "PreToolUse", "--home"]  # fmt: skip
             alone = [guard_home(root / f"alone-{i}", (g,), worker) for i, g in enumerate(GUARDS)]
             projects = {
+                # UserPromptSubmit posts to the same endpoint first, as it does to the service
+                # over --via http: Claude Code then finds its connection open (a new one costs
+                # it several ms)
                 "(a) http hook answering {} at once": project_with(
-                    root, "a-http", [{"type": "http", "url": floor.url}]),
+                    root, "a-http", [{"type": "http", "url": floor.url}],
+                    [{"type": "http", "url": floor.url}]),
                 "(a) one no-op command hook (`true`)": project_with(
                     root, "a-true", [{"type": "command", "command": "true"}]),
                 "one no-op Python command hook (`python -c pass`, the client's interpreter)": (
