@@ -1,6 +1,7 @@
 """Internal: not an API; hosts use ``hermes_hooks`` (docs/host-api.md, "What is public").
 
-Finding the home directory and reading ``config.yaml`` (YAML is imported only here, lazily).
+Reading ``config.yaml`` (YAML is imported only here, lazily); the home is found by :mod:`.home`
+(``find_home``, re-exported here).
 
 Keys of ours that are misspelt: in config.yaml, in its ``plugins:`` section, in plugin.yaml.
 
@@ -18,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .home import find_home as find_home  # where the home is (light: the client needs it)
 
 log = logging.getLogger("hermes_hooks")
 
@@ -43,16 +46,6 @@ def env_list(name: str) -> list[str] | None:
     if raw is None:
         return None
     return [part.strip() for part in raw.split(",") if part.strip()]
-
-
-def find_home(home: str | os.PathLike[str] | None = None) -> Path:
-    """The hermes home: ``home`` if given, else ``$HERMES_HOME``, else ``~/.hermes``."""
-    if home is not None:
-        return Path(home).expanduser()
-    env = os.environ.get("HERMES_HOME")
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".hermes"
 
 
 @dataclass

@@ -746,7 +746,8 @@ def test_a_cursor_event_for_one_tool_names_that_tool(event, body, tool):
 )
 def test_the_client_imports_no_hook_system_when_the_service_answers(script, argv, served):
     """Through either console script: neither click nor the catalogue, the dispatcher or the
-    answer types are imported before the service has answered."""
+    answer types are imported before the service has answered, nor config.yaml's reader (its
+    ``logging`` and ``dataclasses`` were a third of the client's start: docs/performance.md)."""
     code = (
         "import atexit, json, sys\n"
         "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
@@ -762,7 +763,8 @@ def test_the_client_imports_no_hook_system_when_the_service_answers(script, argv
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     modules = set(json.loads(done.stderr.split("MODULES ", 1)[1]))
     heavy = {"click", "hermes_hooks.catalogue", "hermes_hooks.hooks", "hermes_hooks.answers",
-             "hermes_hooks.serve.answering", "pluggy", "yaml", "uvicorn", "http.client"}  # fmt: skip
+             "hermes_hooks.serve.answering", "pluggy", "yaml", "uvicorn", "http.client",
+             "hermes_hooks.config", "logging", "dataclasses"}  # fmt: skip
     assert modules & heavy == set()
 
 

@@ -60,7 +60,7 @@ def agent_entry_point() -> Any:
 
 
 def _profile_home(profile: str) -> str:
-    from hermes_hooks.config import find_home  # only once the command is known to be ours
+    from hermes_hooks.home import find_home  # only once the command is known to be ours
 
     base = find_home()
     return str(base / "profiles" / profile) if profile not in ("default", "") else str(base)

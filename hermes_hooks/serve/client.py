@@ -7,7 +7,7 @@ not answer (no URL, refused, a time-out, a 5xx, a bad token) it runs the same ha
 in-process (``load()`` of the home: slower, the same decisions). When that fails too, a
 decision event gets the agent's block form (fail closed), with the reason on stderr.
 
-Only the standard library (and :mod:`.serve_files`, :mod:`.config`) is imported until the
+Only the standard library (and :mod:`.files`, :mod:`hermes_hooks.home`) is imported until the
 service has answered or failed to: a hook call costs the agent one short process.
 """
 
@@ -20,7 +20,7 @@ import sys
 import time
 from typing import Any
 
-from ..config import find_home
+from ..home import find_home
 from .files import TokenError, read_token, read_url, serve_dir
 
 #: Seconds the service has to answer (``--timeout``, ``$HERMES_HOOKS_CLIENT_TIMEOUT``).
