@@ -220,6 +220,8 @@ class ClaudeEvent:
     tool failed): a hook configured under this name fires only then. ``matcher`` is the host
     argument a Claude Code matcher tests (``None``: matchers are ignored). ``env_file``: Claude
     Code gives these hooks a ``CLAUDE_ENV_FILE`` to export variables into the session.
+    ``http``: Claude Code runs ``type: http`` hooks on this event (2.1.330 skips them on
+    ``SessionStart``: only command hooks run there).
     """
 
     name: str
@@ -228,6 +230,7 @@ class ClaudeEvent:
     matcher: str | None = None
     tool: bool = False
     env_file: bool = False
+    http: bool = True
 
     def applies(self, kwargs: Mapping[str, Any]) -> bool:
         """Whether the host's arguments are an occurrence of this Claude Code event."""

@@ -26,6 +26,7 @@ from hermes_hooks.markers import event
             fields={"source": arg("source", "startup"), "model": optional("model")},
             matcher="source",
             env_file=True,
+            http=False,
         ),
     ),
     docker=("session_start",),

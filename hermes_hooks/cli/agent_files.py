@@ -38,9 +38,6 @@ HTTP_TIMEOUT = 30
 DEFAULT_URL = "http://127.0.0.1:8765"
 #: Agents that keep a hook list per event (Cursor, Copilot) rather than matcher groups.
 FLAT = ("cursor", "copilot")
-#: Claude Code events whose http hooks Claude Code skips ("HTTP hooks are not supported for
-#: SessionStart", 2.1.330): routed through the client whatever ``--via`` says.
-CLAUDE_NO_HTTP = frozenset({"SessionStart", "Setup"})
 
 
 def agents() -> tuple[str, ...]:
@@ -60,6 +57,7 @@ class Route:
     event: str  # the agent's own name for it
     ours: str  # our event
     decision: bool  # the agent reads a decision from it: it fails closed
+    http: bool = False  # the agent runs http hooks on it (ClaudeEvent.http)
 
 
 def routes(agent: str) -> list[Route]:
@@ -68,12 +66,12 @@ def routes(agent: str) -> list[Route]:
     out: dict[str, Route] = {}
     for info in catalogue.events().values():
         if agent == "claude":
-            pairs = [(c.name, True) for c in info.claude]
+            pairs = [(c.name, True, c.http) for c in info.claude]
         else:
-            pairs = [(e.name, bool(e.answers)) for e in info.dialect_events(agent)]
-        for name, read in pairs:
+            pairs = [(e.name, bool(e.answers), False) for e in info.dialect_events(agent)]
+        for name, read, http in pairs:
             if name not in out:
-                out[name] = Route(name, info.name, info.can_block and read)
+                out[name] = Route(name, info.name, info.can_block and read, http)
     return list(out.values())
 
 
@@ -129,7 +127,7 @@ def service_url(home: Path) -> str:
 
 def transport(agent: str, route: Route, via: str) -> str:
     """``http`` or ``client`` for this event."""
-    if agent != "claude" or via == "client" or route.event in CLAUDE_NO_HTTP:
+    if not route.http or via == "client":  # Claude Code skips http hooks on SessionStart
         return "client"
     if via == "http":
         return "http"
