@@ -146,12 +146,32 @@ def test_a_failing_hook_is_counted_once(home: Path, tmp_path: Path, traced: bool
 def test_a_first_event_settles_its_shell_hooks_together_and_keeps_the_strongest(
     home: Path, tmp_path: Path
 ) -> None:
-    allow = _answer(tmp_path, "a", '{"hookSpecificOutput": {"hookEventName": "PermissionRequest",'
-                    ' "decision": {"behavior": "allow"}}}')  # fmt: skip
-    deny = _answer(tmp_path, "d", '{"hookSpecificOutput": {"hookEventName": "PermissionRequest",'
-                   ' "decision": {"behavior": "deny", "message": "not this"}}}')  # fmt: skip
-    hooks = load(home, {"permission_request": [{"command": allow, "protocol": "claude"},
-                                               {"command": deny, "protocol": "claude"}]})  # fmt: skip
+    # "waiter" denies only once "marker" (an allow, first to finish) has run: settled one after
+    # the other, the waiter would answer nothing and the allow would stand.
+    flag = tmp_path / "flag"
+    deny = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                   "decision": {"behavior": "deny", "message": "not this"}}}  # fmt: skip
+    allow = {"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                                    "decision": {"behavior": "allow"}}}  # fmt: skip
+    waiter = _py(
+        "import sys, time, pathlib, json\nsys.stdin.read()\n"
+        f"p = pathlib.Path({str(flag)!r})\n"
+        "for _ in range(60):\n"
+        "    if p.exists():\n"
+        f"        print(json.dumps({deny!r}))\n"
+        "        break\n"
+        "    time.sleep(0.05)\n",
+        tmp_path,
+        "waiter",
+    )
+    marker = _py(
+        f"import sys, pathlib, json\nsys.stdin.read()\npathlib.Path({str(flag)!r}).touch()\n"
+        f"print(json.dumps({allow!r}))\n",
+        tmp_path,
+        "marker",
+    )
+    hooks = load(home, {"permission_request": [{"command": waiter, "protocol": "claude"},
+                                               {"command": marker, "protocol": "claude"}]})  # fmt: skip
     result = hooks.call("permission_request", tool_name="Bash", tool_input=RM)
     assert (result.action, result.message) == ("deny", "not this")
 
