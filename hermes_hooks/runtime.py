@@ -59,6 +59,15 @@ def build_runtime(
     from .loader import host_hookspecs, load_plugins
 
     root = find_home(home)
+    if root.exists() and not root.is_dir():
+        # nothing under it can be read: no config, no plugin, no guard; said, never silent
+        import logging
+
+        logging.getLogger("hermes_hooks").warning(
+            "the hermes home %s is a file, not a directory: no config.yaml, plugin or hook of "
+            "it can load; point --home / HERMES_HOME at the home's directory",
+            root,
+        )
     loaded = load_config(root, config)
     hooks = Hooks(
         home=root,

@@ -196,3 +196,16 @@ def test_a_runtime_built_for_inspection_does_not_warn_about_what_the_cli_reports
     result = CliRunner().invoke(hooks_group, ["--home", str(home), "test", "pre_tool_call"])
     assert "not approved and will not run" not in result.output
     assert "not run: not approved yet" in result.output
+
+
+def test_a_home_that_is_a_file_is_said_not_loaded_silently(tmp_path, caplog):
+    import logging
+
+    import hermes_hooks
+
+    home = tmp_path / "home"
+    home.write_text("not a directory")
+    with caplog.at_level(logging.WARNING, "hermes_hooks"):
+        hooks = hermes_hooks.load(home, entry_points=False)
+    assert not hooks.manager.hooked
+    assert any(f"{home} is a file, not a directory" in r.getMessage() for r in caplog.records)
