@@ -8,7 +8,9 @@ inside one ``try``, so an exception, a malformed answer or a bad typed answer co
 hook its answer (or, when it is ``fail_closed``, becomes the event's failed-closed form). A
 hook source's hooks (shell, http, prompt, mcp, worker hooks) are entries of the plan like any
 other; each returns a pending answer, and the pending answers of one firing are settled in one
-batch by their source (:class:`~hermes_hooks.manager.Entry`), so they run side by side. Two
+batch by their source (:class:`~hermes_hooks.manager.Entry`), so they run side by side; the
+dispatcher writes their receipts as it does every other hook's, with what the source settled
+(:class:`~hermes_hooks.manager.Settled`: the sha256 of what ran, a hook not run and why). Two
 step shapes, chosen from the answer type: independent hooks (every hook runs on the same
 arguments, awaitables resolved together) and a pipeline (each hook sees what the previous piped;
 a ``firstresult`` event stops at the first answer its type calls final: ``AnswerType.final``).
@@ -23,6 +25,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
+import time
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +35,7 @@ from .config import env_flag
 from .faults import escapes
 from .manager import HookManager, Impl, Route
 from .terminal import TELL
-from .trace import Probe, Tracer
+from .trace import Probe, Tracer, summarise
 from .watchdog import run_limited
 
 if TYPE_CHECKING:
@@ -330,10 +333,13 @@ class Dispatcher:
         kwargs: Mapping[str, Any],
         started: list[tuple[int, Impl, Any]],
         slots: list[Any],
+        tracer: Tracer | None = None,
+        began: Sequence[float] = (),
     ) -> None:
         """Settle the pending answers of a hook source's entries, each batch at once (the
         shell hooks of a firing run side by side). Should the settling itself fail, every
-        entry of the batch failed: a ``fail_closed`` one blocks."""
+        entry of the batch failed: a ``fail_closed`` one blocks. With a tracer, each entry's
+        receipt is written here, timed from its start (``began``, by slot) to its settling."""
         batches: dict[int, list[tuple[int, Impl, Any]]] = {}
         for item in started:
             batches.setdefault(id(item[1].batch), []).append(item)
@@ -351,9 +357,57 @@ class Dispatcher:
                     raise
                 for index, impl, _ in group:
                     slots[index] = self._failed(route, impl, exc)
+                    if tracer is not None:
+                        self._unsettled(
+                            tracer, route, impl, kwargs, began[index], slots[index], exc
+                        )
                 continue
             for (index, impl, _), outcome in zip(group, outcomes, strict=True):
                 slots[index] = self._taken(route, impl, outcome)
+                if tracer is not None and outcome is not None:
+                    self._receipt(tracer, route, impl, kwargs, began[index], outcome)
+
+    def _receipt(
+        self,
+        tracer: Tracer,
+        route: Route,
+        impl: Impl,
+        kwargs: Mapping[str, Any],
+        began: float,
+        outcome: Any,
+    ) -> None:
+        """The receipt of one settled entry (:class:`~hermes_hooks.manager.Settled`): what its
+        source knows of the run, timed by the dispatcher from the entry's start to now."""
+        tracer.settled(
+            event=route.info.name,
+            hook=impl.name,
+            source=impl.source or "builtin",
+            ms=(time.perf_counter() - began) * 1000,
+            outcome=outcome,
+            kwargs=kwargs,
+        )
+
+    def _unsettled(
+        self,
+        tracer: Tracer,
+        route: Route,
+        impl: Impl,
+        kwargs: Mapping[str, Any],
+        began: float,
+        answer: Any,
+        exc: BaseException,
+    ) -> None:
+        """The receipt of an entry whose source failed to start or settle it."""
+        tracer.record(
+            event=route.info.name,
+            hook=impl.name,
+            source=impl.source or "builtin",
+            ms=(time.perf_counter() - began) * 1000,
+            outcome="failed",
+            decision=summarise(answer, tracer.redact),
+            error=f"{type(exc).__name__}: {exc}",
+            kwargs=kwargs,
+        )
 
     def _taken(self, route: Route, impl: Impl, outcome: Any) -> Any:
         """A settled entry's answer (already read by its source with the event's answer type):
@@ -408,13 +462,13 @@ class Dispatcher:
         while i < len(plan):
             impl = plan[i]
             i += 1
-            if impl.batch is not None and pipes is None:
+            if impl.batch is not None:  # piped to: settled alone
                 run = [impl]
-                while i < len(plan) and plan[i].batch is impl.batch:
+                while pipes is None and i < len(plan) and plan[i].batch is impl.batch:
                     run.append(plan[i])
                     i += 1
-                batch = self._batch(route, run, kwargs)
-            elif tracer is None or impl.batch is not None:  # a source traces its own hooks
+                batch = self._batch(route, run, kwargs, tracer)
+            elif tracer is None:
                 batch = [self._one(route, impl, kwargs, resolve)]
             else:
                 batch = [self._traced_one(tracer, route, impl, kwargs, resolve)]
@@ -430,23 +484,35 @@ class Dispatcher:
                         kwargs[pipes] = value
         return answers
 
-    def _batch(self, route: Route, impls: Sequence[Impl], kwargs: Mapping[str, Any]) -> list[Any]:
-        """The answers of consecutive entries of one hook source, settled at once."""
+    def _batch(
+        self,
+        route: Route,
+        impls: Sequence[Impl],
+        kwargs: Mapping[str, Any],
+        tracer: Tracer | None = None,
+    ) -> list[Any]:
+        """The answers of consecutive entries of one hook source, settled at once (with a
+        tracer, each receipted: the dispatcher writes every hook's receipt)."""
         slots: list[Any] = []
         started: list[tuple[int, Impl, Any]] = []
+        began: list[float] = []
         for impl in impls:
+            if tracer is not None:
+                began.append(time.perf_counter())
             try:
                 value = impl.fn(kwargs)
             except BaseException as exc:
                 if escapes(exc):
                     raise
                 slots.append(self._failed(route, impl, exc))
+                if tracer is not None:
+                    self._unsettled(tracer, route, impl, kwargs, began[-1], slots[-1], exc)
                 continue
             if value is not None:
                 started.append((len(slots), impl, value))
             slots.append(None)
         if started:
-            self._settle_batches(route, kwargs, started, slots)
+            self._settle_batches(route, kwargs, started, slots, tracer, began)
         return slots
 
     def _traced_one(
@@ -459,8 +525,9 @@ class Dispatcher:
             record.source if record is not None else "python",
             kwargs,
             lambda probe: self._one(route, impl, kwargs, resolve, probe),
-            # A source that times its hooks' runs itself (gateway handlers run after the call
-            # returns their coroutine) reports them; the dispatcher reports every other hook.
+            # A gateway hook times and records its handler's run itself (what it reads of the
+            # handler's answer never reaches the dispatcher); the dispatcher reports every
+            # other hook, a hook source's entries included (_receipt).
             report=record is None or record.hook_source is None or not record.hook_source.reports,
         )
 
@@ -518,13 +585,13 @@ class Dispatcher:
         self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve = run_sync
     ) -> tuple[list[Any], dict[str, Any]]:
         """Every hook's normalised answer, in call order, and the arguments after piping."""
-        if route.independent:
+        if route.independent and self.tracer is None:
             return self._independent(route, kwargs, resolve), dict(kwargs)
         piped = dict(kwargs)
         pipes = route.info.answer.pipes
         if pipes is not None:
             piped.setdefault(pipes, None)
-        return self._pipeline(route, piped, resolve), piped
+        return self._pipeline(route, piped, resolve, self.tracer), piped
 
     def _drive(self, route: Route, kwargs: Mapping[str, Any], resolve: Resolve) -> Any:
         tracer = self.tracer

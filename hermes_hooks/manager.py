@@ -54,6 +54,8 @@ class Impl:
     batch: Any = None
     #: The hook's row of ``hermes hooks list`` (a hook source's entry; ``None``: read off ``fn``).
     row: Callable[[], dict[str, Any]] | None = None
+    #: The ``source`` its receipts name (a hook source's entry: ``Entry.source``).
+    source: str | None = None
 
 
 @dataclass(frozen=True)
@@ -63,16 +65,39 @@ class Entry:
     ``start(kwargs)`` decides whether the hook runs at this firing and returns a pending answer
     (``None``: it does not match), cheaply: the work happens in ``batch.settle(info, kwargs,
     pending)``, which gets the pending answers of every entry of the firing sharing that batch
-    and returns, in the same order, what each hook answered (an object with ``value``, the
-    answer as the event's answer type reads it, ``failure`` and ``dropped``: why it failed or
-    why its answer was ignored; or ``None``). The dispatcher does the rest: order, isolation,
-    ``fail_closed``, counting, piping, combining."""
+    and returns, in the same order, what each hook did (a :class:`Settled`; ``None``: it was not
+    run at this firing, and has no receipt). The dispatcher does the rest: order, isolation,
+    ``fail_closed``, counting, piping, combining, and each entry's receipt (timed from its
+    start to its batch's settling; ``source`` is what the receipt names as its source)."""
 
     name: str
     start: Callable[[Mapping[str, Any]], Any]
     batch: Any
     fail_closed: bool = False
     row: Callable[[], dict[str, Any]] | None = None
+    source: str = "builtin"
+
+
+@dataclass(frozen=True)
+class Settled:
+    """What one entry's hook did at one firing, as its source settled it.
+
+    ``value`` is the answer as the event's answer type reads it (``None``: no opinion);
+    ``failure`` why the run failed, ``dropped`` why its answer was ignored (both counted). The
+    rest is what only the source knows, for the receipt the dispatcher writes: ``outcome`` when
+    it is not one the dispatcher derives from the above (a hook that was not run says why:
+    ``unapproved``, ``changed``, ...), ``error`` (``None``: ``failure``), the ``sha256`` of what
+    ran, the hook's ``raw`` answer and the arguments it was run with (``kwargs``; ``None``: the
+    firing's)."""
+
+    value: Any = None
+    failure: str | None = None
+    dropped: str | None = None
+    outcome: str | None = None
+    error: str | None = None
+    sha256: str | None = None
+    raw: Any = None
+    kwargs: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -472,6 +497,7 @@ class HookManager(pluggy.PluginManager):
                 simple=False,
                 batch=entry.batch,
                 row=entry.row,
+                source=entry.source,
             )
             for entry in entries
         )

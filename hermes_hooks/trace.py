@@ -8,8 +8,13 @@ summarises them; payloads only with ``trace_payloads: true``); ``otel: true`` (o
 ``HERMES_HOOKS_OTEL=1``, with ``pip install 'hermes-hooks[otel]'``) makes one OpenTelemetry span per
 event with a child span per hook. When none is on, dispatch pays one attribute check.
 
-Built-in hook sources (shell hooks) report their own hooks through :meth:`Tracer.record`, so a
-receipt names the script that ran and its sha256.
+The dispatcher writes every hook's receipt, a hook source's hooks (shell, http, prompt, mcp,
+worker hooks) included: their source settles what only it knows (the sha256 of the script that
+ran, a hook not run and why: :class:`~hermes_hooks.manager.Settled`) and the dispatcher records
+it (:meth:`Tracer.settled`), timed from the hook's start to its settling. Two runs no dispatcher
+waits for are recorded where they end, through the same methods: a background (``async``) shell
+hook, and a gateway hook's handler (it runs after its call returned, and what the source reads
+of its answer never reaches the dispatcher).
 
 A receipt names the session of its firing (``session_id``; a sub-agent event's is its parent's)
 and, for a sub-agent, the session that started it (``parent_session_id``) and the sub-agent
@@ -236,6 +241,36 @@ class Tracer:
         return answer
 
     # -------------------------------------------------------------- receipts
+
+    def settled(
+        self,
+        *,
+        event: str,
+        hook: str,
+        source: str,
+        ms: float,
+        outcome: Any,
+        kwargs: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """Record one run of a hook source's hook from what its source settled
+        (:class:`~hermes_hooks.manager.Settled`): the dispatcher's receipt of an entry, and a
+        background shell run's (no dispatcher waits for it)."""
+        failure, dropped, value = outcome.failure or None, outcome.dropped, outcome.value
+        given = getattr(outcome, "kwargs", None)  # the receipt fields a source may leave out
+        return self.record(
+            event=event,
+            hook=hook,
+            source=source,
+            ms=ms,
+            outcome=getattr(outcome, "outcome", None)
+            or outcome_of(value, Probe(error=failure, dropped=dropped or None)),
+            decision=summarise(value, self.redact),
+            dropped=dropped,
+            error=getattr(outcome, "error", None) or failure,
+            sha256=getattr(outcome, "sha256", None),
+            kwargs=kwargs if given is None else given,
+            raw=getattr(outcome, "raw", None),
+        )
 
     def record(
         self,

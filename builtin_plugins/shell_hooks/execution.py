@@ -73,7 +73,8 @@ class Runner:
         self.redact: Callable[[Any], Any] = redact or (lambda value: value)
         self.approvals = approvals
         self.cap = cap
-        #: Told about every run of every firing (the source traces and counts them).
+        #: Told about every run of every firing (the source checks required guards, and counts
+        #: and traces background runs).
         self.observe = observe
         #: ``hooks_env: minimal``: hooks get only :data:`MINIMAL_ENV` of the host's variables
         #: (plus each entry's ``env_passthrough`` and ``env``), not the whole environment.
@@ -196,7 +197,7 @@ class Runner:
         started: list[Run] = []
         base = host_env()  # read once per firing: os.environ is slow to iterate
         for hook in hooks:
-            run = Run(hook, "active")
+            run = Run(hook, "active", kwargs=kwargs)
             runs.append(run)
             try:
                 command = self._prepare(run, info, kwargs, cwd, base, encoded, force)

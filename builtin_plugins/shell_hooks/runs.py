@@ -1,7 +1,7 @@
 """Internal: part of the built-ins (docs/builtins.md), not an API.
 
 One shell hook at one firing (:class:`Run`), what records the runs of a firing
-(:class:`Recorder`, for ``hermes hooks test``) and its receipt."""
+(:class:`Recorder`, for ``hermes hooks test``) and what its receipt says (:func:`settled`)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hermes_hooks.catalogue import EventInfo
+from hermes_hooks.manager import Settled
 
 from . import processes, protocol
 from .matching import ShellHook
@@ -35,6 +36,8 @@ class Run:
     pinned: dict[str, str | None] = field(default_factory=dict)
     #: What the hook changed of its own pinned files while it ran (reported), or ``None``.
     self_changed: str | None = None
+    #: The arguments it was run with (the firing's, or what a sequence or a Stop cap changed).
+    kwargs: Mapping[str, Any] | None = None
 
     @property
     def ms(self) -> float:
@@ -86,39 +89,48 @@ class Recorder:
     runs: list[Run] = field(default_factory=list)
 
 
+#: What receipts of shell hooks name as their source.
+SOURCE = "shell"
+
 RECORDER: ContextVar[Recorder | None] = ContextVar("hermes_shell_recorder", default=None)
 
 
-def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
-    """Record one run with the runtime's tracer (a hook source reports its own hooks, with the
-    sha256 of what ran)."""
-    from hermes_hooks.trace import summarise
-
+def settled(run: Run) -> Settled:
+    """What the run means for the dispatcher (its answer, counted) and for its receipt, which
+    the dispatcher writes: a hook that was not run says why (its ``outcome`` is its consent
+    status; a withheld hook's block says so, as its error), the sha256 consent pinned for what
+    ran, a hook that changed its own pinned files, its raw answer."""
     answer = run.answer
+    outcome = None
     if not run.ran and (answer is None or not run.hook.fail_closed):
-        outcome = run.status  # not run (a withheld hook's block says so, as its error)
-    elif answer is not None and answer.failure:
-        outcome = "failed"
-    elif answer is not None and answer.dropped:
-        outcome = "dropped"
-    else:
-        outcome = "answered" if answer is not None and answer.value is not None else "no opinion"
-    tracer.record(
-        event=info.name,
-        hook=run.hook.name,
-        source="shell",
-        ms=run.ms,
-        outcome=outcome,
-        decision=summarise(answer.value, tracer.redact) if answer is not None else None,
-        dropped=answer.dropped if answer is not None else None,
-        error=(not_run(run) if not run.ran and not run.hook.fail_closed else None)
+        outcome = run.status  # not run
+    error = (
+        (not_run(run) if not run.ran and not run.hook.fail_closed else None)
         or (answer.failure if answer is not None else None)
         or (not_run(run) if not run.ran else None)
-        or run.self_changed,
-        sha256=run.digest,
-        kwargs=kwargs,
-        raw=answer.raw if answer is not None else None,
+        or run.self_changed
     )
+    if answer is None:
+        return Settled(outcome=outcome, error=error, sha256=run.digest, kwargs=run.kwargs)
+    return Settled(
+        value=answer.value,
+        failure=answer.failure,
+        dropped=answer.dropped,
+        outcome=outcome,
+        error=error,
+        sha256=run.digest,
+        raw=answer.raw,
+        kwargs=run.kwargs,
+    )
+
+
+def trace(tracer: Any, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
+    """Record a background (``async``) run: no dispatcher waits for it, so it is recorded where
+    it ends, through the same :meth:`~hermes_hooks.trace.Tracer.settled` and with the same
+    fields as the receipt the dispatcher writes of every other run; its time is the
+    process's."""
+    tracer.settled(event=info.name, hook=run.hook.name, source=SOURCE, ms=run.ms,
+                   outcome=settled(run), kwargs=kwargs)  # fmt: skip
 
 
 def not_run(run: Run) -> str:

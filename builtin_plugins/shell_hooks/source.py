@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.config import truthy
 from hermes_hooks.loader import required_names
-from hermes_hooks.manager import Entry
+from hermes_hooks.manager import Entry, Settled
 from hermes_hooks.markers import hookimpl
 from hermes_hooks.sources import SourceBase
 
@@ -37,7 +37,7 @@ from .execution import Runner
 from .matching import UNREADABLE, HookKey, ShellHook
 from .mcp import McpTransport
 from .processes import parse_env_file
-from .runs import RECORDER, Recorder, Run, trace
+from .runs import RECORDER, SOURCE, Recorder, Run, settled, trace
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
@@ -56,8 +56,6 @@ class ShellHooks(SourceBase):
     prompt when there is a terminal and ``prompt`` is true; ``None`` (unapproved hooks are not
     run) otherwise.
     """
-
-    reports = True  # each run is recorded with what ran (its sha256, stdin, exit code)
 
     def __init__(
         self,
@@ -263,8 +261,8 @@ class ShellHooks(SourceBase):
     # -------------------------------------------------------------- firing
 
     def _settle(self, info: EventInfo, run: Run, kwargs: Mapping[str, Any]) -> None:
-        """After each run: a required hook that could not run blocks; the run is traced (a hook
-        source reports its own hooks, with the sha256 of what ran)."""
+        """After each run: a required hook that could not run blocks; a background run is
+        counted and traced here (the dispatcher counts and traces every run it settles)."""
         hook = run.hook
         answer = run.answer
         if hook.required and (not run.ran or (answer is not None and answer.failure)):
@@ -282,12 +280,14 @@ class ShellHooks(SourceBase):
                 raw=answer.raw if answer is not None else None,
             )
             self.approvals.warn_once(("required", hook.key, run.status), message)
-        if answer is not None and hook.background and RECORDER.get() is None:
-            # the dispatcher counts the answers it settles; a background run is counted here
-            if answer.dropped:
-                self._manager.dropped[(hook.name, info.name)] += 1
-            if answer.failure:
-                self._manager.failures[(hook.name, info.name)] += 1
+        if not hook.background or RECORDER.get() is not None:
+            return  # settled by the dispatcher, which counts it and writes its receipt
+        # A background (async) run: no dispatcher waits for it, so it is counted and recorded
+        # here, where it ends, through the same Tracer.settled as every settled run's receipt.
+        if answer is not None and answer.dropped:
+            self._manager.dropped[(hook.name, info.name)] += 1
+        if answer is not None and answer.failure:
+            self._manager.failures[(hook.name, info.name)] += 1
         tracer = self._hooks.tracer
         if tracer is not None:
             trace(tracer, info, run, kwargs)
@@ -342,6 +342,7 @@ class ShellHooks(SourceBase):
                 batch=self,
                 fail_closed=hook.fail_closed,
                 row=functools.partial(self.row, hook),
+                source=SOURCE,
             )
             for hook in self.by_event.get(info.name, ())
         ]
@@ -364,9 +365,10 @@ class ShellHooks(SourceBase):
 
     def settle(
         self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
-    ) -> list[protocol.Answer | None]:
-        """Run ``hooks`` (the entries of one firing that matched) at once; what each answered,
-        in the same order (``None``: it was not run, or runs in the background)."""
+    ) -> list[Settled | None]:
+        """Run ``hooks`` (the entries of one firing that matched) at once; what each did, in
+        the same order, for its answer and its receipt (``None``: it was not run at this
+        firing, or runs in the background)."""
         if not info.meta.continues:
             return self._answers(info, kwargs, hooks)
         # An answer keeps the agent going; cap how often in a row shell hooks may do that.
@@ -383,19 +385,19 @@ class ShellHooks(SourceBase):
             return [None] * len(hooks)
         payload = dict(kwargs)
         payload["stop_hook_active"] = bool(kwargs.get("stop_hook_active")) or count > 0
-        settled = self._answers(info, payload, hooks)
+        done = self._answers(info, payload, hooks)
         with self._lock:
-            if any(a is not None and a.value is not None for a in settled):
+            if any(a is not None and a.value is not None for a in done):
                 self._continues[session] = count + 1
             else:
                 self._continues.pop(session, None)
-        return settled
+        return done
 
     def _answers(
         self, info: EventInfo, kwargs: Mapping[str, Any], hooks: Sequence[ShellHook]
-    ) -> list[protocol.Answer | None]:
-        answers = {id(run.hook): run.answer for run in self.execute(info, kwargs, hooks)}
-        return [answers.get(id(hook)) for hook in hooks]
+    ) -> list[Settled | None]:
+        runs = {id(run.hook): run for run in self.execute(info, kwargs, hooks)}
+        return [settled(runs[id(h)]) if id(h) in runs else None for h in hooks]
 
 
 def _positive_int(value: Any, default: int, *, zero: bool = False) -> int:
