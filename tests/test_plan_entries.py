@@ -5,14 +5,17 @@ run side by side, their pending answers settled in one batch."""
 
 from __future__ import annotations
 
+import json
 import logging
 import shlex
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_hooks.builtin_plugins.shell_hooks import consent
 from shell_helpers import load, shell_plugin
 
 import hermes_hooks
@@ -250,3 +253,144 @@ def test_a_sources_entries_are_settled_in_one_batch_and_read_by_the_dispatcher()
     source.settle = lambda info, kwargs, pending: []  # type: ignore[method-assign]
     d = hooks.pre_tool_call(tool_name="terminal", args=RM)
     assert d.action == "block" and "settled 0 of 5" in d.message
+
+
+# ------------------------------------------------------------------ receipts: the dispatcher writes them
+
+
+def _script(tmp: Path, name: str, body: str) -> Path:
+    path = tmp / f"{name}.sh"
+    path.write_text(f"#!/bin/sh\ncat > /dev/null\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+def _receipts(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def test_one_firing_gives_one_receipt_per_hook_in_plan_order(home: Path, tmp_path: Path) -> None:
+    block = _script(tmp_path, "block", """echo '{"decision": "block", "reason": "no rm"}'""")
+    quiet = _script(tmp_path, "quiet", "exit 0")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": str(quiet), "name": "quiet"},
+                           {"command": str(block), "name": "blocker"}]},
+        trace_file=str(trace),
+    )  # fmt: skip
+    hooks.register(Allow(), "py")
+    d = hooks.pre_tool_call(tool_name="terminal", args=RM)
+    assert d.action == "block"
+    receipts = _receipts(trace)
+    assert [(r["hook"], r["source"], r["outcome"]) for r in receipts] == [
+        ("py", "python", "answered"),
+        ("quiet", "shell", "no opinion"),
+        ("blocker", "shell", "answered"),
+    ]
+    py, q, b = receipts
+    assert py["sha256"] is None
+    assert q["sha256"] == consent.file_sha256(str(quiet))
+    assert b["sha256"] == consent.file_sha256(str(block))
+    assert b["decision"]["action"] == "block" and b["decision"]["message"] == "no rm"
+    assert q["decision"] is None and q["error"] is None and b["error"] is None
+    # the same through hooks.invoke (every answer back): the same receipts, none lost
+    trace.unlink()
+    hooks.invoke("pre_tool_call", tool_name="terminal", args=RM)
+    assert [r["hook"] for r in _receipts(trace)] == ["py", "quiet", "blocker"]
+
+
+def test_a_shell_hook_whose_source_failed_to_settle_still_has_its_receipt(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    guard = _script(tmp_path, "guard", "exit 0")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": str(guard), "name": "guard", "fail_closed": True}]},
+        trace_file=str(trace),
+    )
+
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the adapter broke")
+
+    monkeypatch.setattr(shell_plugin(hooks), "settle", broken)
+    assert hooks.pre_tool_call(tool_name="terminal", args=RM).action == "block"
+    [receipt] = _receipts(trace)
+    assert (receipt["hook"], receipt["source"], receipt["outcome"]) == ("guard", "shell", "failed")
+    assert receipt["error"] == "RuntimeError: the adapter broke"
+    assert receipt["decision"]["action"] == "block"  # what the dispatcher made of it
+
+
+def test_a_shell_hook_whose_start_failed_still_has_its_receipt(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hook = _script(tmp_path, "hook", "exit 0")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(home, {"pre_tool_call": [{"command": str(hook), "name": "h"}]},
+                 trace_file=str(trace))  # fmt: skip
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("cannot match")
+
+    monkeypatch.setattr(shell_plugin(hooks), "_start", broken)
+    hooks.manager._rebuild()  # the entries bind the source's method when the plan is built
+    hooks.pre_tool_call(tool_name="terminal", args=RM)
+    [receipt] = _receipts(trace)
+    assert (receipt["hook"], receipt["outcome"]) == ("h", "failed")
+    assert receipt["error"] == "RuntimeError: cannot match"
+
+
+def test_a_receipt_is_timed_from_the_entrys_start_to_its_settling(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The process ends at once; the source takes half a second to settle it: the receipt's
+    # time is the dispatcher's (the entry's), not the process's.
+    hook = _script(tmp_path, "hook", "exit 0")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(home, {"pre_tool_call": [{"command": str(hook), "name": "h"}]},
+                 trace_file=str(trace))  # fmt: skip
+    source = shell_plugin(hooks)
+    settle = source.settle
+
+    def slow(*args: Any) -> Any:
+        done = settle(*args)
+        time.sleep(0.5)
+        return done
+
+    monkeypatch.setattr(source, "settle", slow)
+    hooks.pre_tool_call(tool_name="terminal", args=RM)
+    [receipt] = _receipts(trace)
+    assert receipt["ms"] >= 500
+
+
+def test_a_sources_entries_are_receipted_by_the_dispatcher(tmp_path: Path) -> None:
+    @dataclass
+    class Said(Settled):
+        outcome: str | None = None
+        error: str | None = None
+        sha256: str | None = None
+        raw: Any = None
+        kwargs: Any = None
+
+    source = Batched(
+        {
+            "ok": Said(value=None, sha256="ab" * 32, raw={"said": "nothing"}),
+            "quiet": None,  # not run at this firing: no receipt
+            "withheld": Said(outcome="unapproved", error="not approved; approve it"),
+            "plain": Settled(dropped="not an answer"),  # a source that says only the answer
+        },
+        fail_closed=set(),
+    )
+    trace = tmp_path / "trace.jsonl"
+    hooks = hermes_hooks.Hooks(home=tmp_path, config={"trace_file": str(trace)})
+    hooks.add_source(source, "batched")
+    hooks.pre_tool_call(tool_name="terminal", args=RM)
+    got = [
+        (r["hook"], r["source"], r["outcome"], r["error"], r["sha256"]) for r in _receipts(trace)
+    ]
+    assert got == [
+        ("ok", "builtin", "no opinion", None, "ab" * 32),
+        ("withheld", "builtin", "unapproved", "not approved; approve it", None),
+        ("plain", "builtin", "dropped", None, None),
+    ]
