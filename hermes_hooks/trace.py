@@ -254,10 +254,12 @@ class Tracer:
     ) -> dict[str, Any]:
         """Record one run of a hook source's hook from what its source settled
         (:class:`~hermes_hooks.manager.Settled`): the dispatcher's receipt of an entry, and a
-        background shell run's (no dispatcher waits for it)."""
+        background shell run's (no dispatcher waits for it). With OpenTelemetry on, the run is
+        also a span of ``ms`` ending now, a child of the event's span when there is one (the
+        hooks of one batch overlap: none of them is the current span while it runs)."""
         failure, dropped, value = outcome.failure or None, outcome.dropped, outcome.value
         given = getattr(outcome, "kwargs", None)  # the receipt fields a source may leave out
-        return self.record(
+        fields = self.record(
             event=event,
             hook=hook,
             source=source,
@@ -271,6 +273,15 @@ class Tracer:
             kwargs=kwargs if given is None else given,
             raw=getattr(outcome, "raw", None),
         )
+        if self._otel is not None:
+            end = time.time_ns()
+            span = self._otel.start_span(
+                f"hermes_hooks hook {hook}", start_time=end - int(ms * 1_000_000)
+            )
+            for key, item in _attributes("hermes", fields).items():
+                span.set_attribute(key, item)
+            span.end(end_time=end)
+        return fields
 
     def record(
         self,

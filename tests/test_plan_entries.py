@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from hermes_hooks.builtin_plugins.shell_hooks import consent
-from shell_helpers import load, shell_plugin
+from shell_helpers import load, shell_plugin, write_settings
 
 import hermes_hooks
 from hermes_hooks import hookimpl
@@ -394,3 +394,54 @@ def test_a_sources_entries_are_receipted_by_the_dispatcher(tmp_path: Path) -> No
         ("withheld", "builtin", "unapproved", "not approved; approve it", None),
         ("plain", "builtin", "dropped", None, None),
     ]
+
+
+def test_a_background_hook_is_receipted_once_where_it_ends(home: Path, tmp_path: Path) -> None:
+    # No dispatcher waits for an async hook: its run is recorded when it ends, with the same
+    # fields as any shell hook's receipt, and only then.
+    gate = tmp_path / "gate"
+    hook = _script(tmp_path, "bg", f"while [ ! -e {gate} ]; do sleep 0.05; done\nexit 0")
+    write_settings(
+        home / "settings.json",
+        {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": str(hook),
+                                                       "async": True, "timeout": 30}]}]},
+    )  # fmt: skip
+    trace = tmp_path / "trace.jsonl"
+    (home / "config.yaml").write_text(f"trace_file: {trace}\n")
+    hooks = hermes_hooks.load(home, accept_hooks=True, entry_points=False)
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s1")
+    assert _receipts(trace) == []  # still running: nothing to say yet
+    gate.touch()
+    hooks.close()  # waits for background hooks
+    [receipt] = _receipts(trace)
+    assert (receipt["hook"], receipt["source"], receipt["outcome"]) == (
+        str(hook),
+        "shell",
+        "no opinion",
+    )
+    assert receipt["sha256"] == consent.file_sha256(str(hook))
+    assert receipt["session_id"] == "s1" and receipt["error"] is None
+
+
+def test_opentelemetry_gets_a_span_per_shell_hook_under_its_event(
+    home: Path, tmp_path: Path, otel_spans: Any
+) -> None:
+    block = _script(tmp_path, "block", """echo '{"decision": "block", "reason": "no rm"}'""")
+    quiet = _script(tmp_path, "quiet", "exit 0")
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": str(quiet), "name": "quiet"},
+                           {"command": str(block), "name": "blocker"}]},
+        otel=True,
+    )  # fmt: skip
+    hooks.pre_tool_call(tool_name="terminal", args=RM, session_id="s1")
+    spans = {s.name: s for s in otel_spans.get_finished_spans()}
+    event = spans["hermes_hooks pre_tool_call"]
+    for name in ("quiet", "blocker"):
+        span = spans[f"hermes_hooks hook {name}"]
+        assert span.parent is not None and span.parent.span_id == event.context.span_id
+        assert span.attributes["hermes.source"] == "shell"
+        assert span.start_time >= event.start_time and span.end_time <= event.end_time
+    blocker = spans["hermes_hooks hook blocker"]
+    assert blocker.attributes["hermes.decision.action"] == "block"
+    assert blocker.attributes["hermes.sha256"] == consent.file_sha256(str(block))
