@@ -22,8 +22,10 @@ class HookSource(Protocol):
     """What a built-in hook source offers besides its ``@hookimpl`` methods.
 
     ``reports``: the source records each run of its hooks with the runtime's tracer itself (a
-    gateway hook, whose handler runs after its impl returned); otherwise the dispatcher does,
-    as for any hook."""
+    gateway hook: its handler runs after its impl returned, and what the source reads of the
+    handler's answer, its raw value and why it was ignored, never reaches the dispatcher);
+    otherwise the dispatcher does, as for any hook, a source's entries included (from what
+    their batch settled: :class:`~hermes_hooks.manager.Settled`)."""
 
     reports: bool
 
@@ -35,7 +37,7 @@ class HookSource(Protocol):
     def entries(self, event: str) -> Sequence[Entry] | None:
         """Its hooks of ``event``, each its own entry of the dispatch plan in the source's place
         (:class:`~hermes_hooks.manager.Entry`), or ``None``: the source's ``@hookimpl`` is one
-        entry, and reports its hooks itself."""
+        entry. The dispatcher writes each entry's receipt."""
         ...
 
     def fail_closed_on(self, event: str) -> bool:

@@ -211,8 +211,8 @@ class Tracer:
         *,
         report: bool = True,
     ) -> Any:
-        """Run one hook (``call(probe)``) and record it (unless ``report`` is false: a hook
-        source reports its own hooks)."""
+        """Run one hook (``call(probe)``) and record it (unless ``report`` is false: a gateway
+        hook records its handler's run itself)."""
         probe = Probe()
         span = (
             self._otel.start_as_current_span(f"hermes_hooks hook {hook}")

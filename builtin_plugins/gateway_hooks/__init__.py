@@ -83,7 +83,7 @@ class GatewayHook(SourceBase):
         self.handle = handle
         self.plugin_name = f"gateway:{spec.name}"
         self._patterns = tuple(spec.events)
-        self._hooks = hooks  # for its tracer: a hook source reports its own runs
+        self._hooks = hooks  # for its tracer: it records its handler's runs (``reports``)
         # A stuck sync handler is abandoned at its timeout, its thread left running: at most
         # MAX_THREADS of them per hook, so a flood of events cannot pile up threads.
         self._slots = threading.BoundedSemaphore(MAX_THREADS)
