@@ -266,9 +266,8 @@ class Dispatcher:
         resolve: Resolve,
         probe: Probe | None = None,
     ) -> Any:
+        """One hook's answer (a hook source's entries are settled in batches: :meth:`_batch`)."""
         try:
-            if impl.batch is not None:  # a hook source's entry, settled alone (it is piped to)
-                return self._batch(route, (impl,), kwargs)[0]
             if impl.timeout is not None:
                 value = run_limited(impl, lambda: _invoke(impl, kwargs), resolve)
             else:

@@ -445,3 +445,21 @@ def test_opentelemetry_gets_a_span_per_shell_hook_under_its_event(
     blocker = spans["hermes_hooks hook blocker"]
     assert blocker.attributes["hermes.decision.action"] == "block"
     assert blocker.attributes["hermes.sha256"] == consent.file_sha256(str(block))
+
+
+def test_piped_shell_hooks_are_receipted_one_by_one_with_what_each_was_piped(
+    home: Path, tmp_path: Path
+) -> None:
+    first = _script(tmp_path, "first", """echo '{"result": "one"}'""")
+    second = _script(tmp_path, "second", """echo '{"result": "two"}'""")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(
+        home,
+        {"transform_tool_result": [{"command": str(first), "name": "first"},
+                                   {"command": str(second), "name": "second"}]},
+        trace_file=str(trace),
+        trace_payloads=True,
+    )  # fmt: skip
+    assert hooks.transform_tool_result(tool_name="terminal", args={}, result="orig") == "two"
+    got = [(r["hook"], r["payload"]["result"], r["decision"]) for r in _receipts(trace)]
+    assert got == [("first", "orig", "one"), ("second", "one", "two")]
