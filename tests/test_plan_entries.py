@@ -463,3 +463,27 @@ def test_piped_shell_hooks_are_receipted_one_by_one_with_what_each_was_piped(
     assert hooks.transform_tool_result(tool_name="terminal", args={}, result="orig") == "two"
     got = [(r["hook"], r["payload"]["result"], r["decision"]) for r in _receipts(trace)]
     assert got == [("first", "orig", "one"), ("second", "one", "two")]
+
+
+def test_sequential_shell_hooks_are_receipted_with_the_arguments_each_saw(
+    home: Path, tmp_path: Path
+) -> None:
+    # In a sequence each hook sees what the one before rewrote; its receipt (written by the
+    # dispatcher once the whole sequence is settled) still shows what it saw itself.
+    rewrite = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow",
+                                      "updatedInput": {"command": "ls -a"}}}  # fmt: skip
+    first = _script(tmp_path, "first", f"echo '{json.dumps(rewrite)}'")
+    second = _script(tmp_path, "second", "exit 0")
+    trace = tmp_path / "trace.jsonl"
+    hooks = load(
+        home,
+        {"pre_tool_call": [{"command": str(first), "name": "first", "sequential": True,
+                            "protocol": "claude"},
+                           {"command": str(second), "name": "second"}]},
+        trace_file=str(trace),
+        trace_payloads=True,
+    )  # fmt: skip
+    hooks.pre_tool_call(tool_name="terminal", args={"command": "ls"})
+    got = [(r["hook"], json.loads(r["payload"]["args"])) for r in _receipts(trace)]
+    # the first round; the rewrite is then judged again (a second round on "ls -a")
+    assert got[:2] == [("first", {"command": "ls"}), ("second", {"command": "ls -a"})]

@@ -37,5 +37,6 @@ def execute(
             break
         args = getattr(value, "args", None)
         if isinstance(args, Mapping) and isinstance(current.get("args"), Mapping):
-            current["args"] = {**current["args"], **args}
+            # a new dict: each run keeps the arguments it saw (its receipt shows them)
+            current = {**current, "args": {**current["args"], **args}}
     return runs
