@@ -33,9 +33,9 @@ import pluggy
 
 from .config import env_flag
 from .faults import escapes
-from .manager import HookManager, Impl, Route
+from .manager import HookManager, Impl, Route, Settled
 from .terminal import TELL
-from .trace import Probe, Tracer, summarise
+from .trace import Probe, Tracer
 from .watchdog import run_limited
 
 if TYPE_CHECKING:
@@ -357,9 +357,8 @@ class Dispatcher:
                 for index, impl, _ in group:
                     slots[index] = self._failed(route, impl, exc)
                     if tracer is not None:
-                        self._unsettled(
-                            tracer, route, impl, kwargs, began[index], slots[index], exc
-                        )
+                        failed = Settled(value=slots[index], failure=f"{type(exc).__name__}: {exc}")
+                        self._receipt(tracer, route, impl, kwargs, began[index], failed)
                 continue
             for (index, impl, _), outcome in zip(group, outcomes, strict=True):
                 slots[index] = self._taken(route, impl, outcome)
@@ -376,35 +375,14 @@ class Dispatcher:
         outcome: Any,
     ) -> None:
         """The receipt of one settled entry (:class:`~hermes_hooks.manager.Settled`): what its
-        source knows of the run, timed by the dispatcher from the entry's start to now."""
+        source knows of the run (or, when the source failed to start or settle it, that
+        failure and what the dispatcher made of it), timed from the entry's start to now."""
         tracer.settled(
             event=route.info.name,
             hook=impl.name,
             source=impl.source or "builtin",
             ms=(time.perf_counter() - began) * 1000,
             outcome=outcome,
-            kwargs=kwargs,
-        )
-
-    def _unsettled(
-        self,
-        tracer: Tracer,
-        route: Route,
-        impl: Impl,
-        kwargs: Mapping[str, Any],
-        began: float,
-        answer: Any,
-        exc: BaseException,
-    ) -> None:
-        """The receipt of an entry whose source failed to start or settle it."""
-        tracer.record(
-            event=route.info.name,
-            hook=impl.name,
-            source=impl.source or "builtin",
-            ms=(time.perf_counter() - began) * 1000,
-            outcome="failed",
-            decision=summarise(answer, tracer.redact),
-            error=f"{type(exc).__name__}: {exc}",
             kwargs=kwargs,
         )
 
@@ -461,7 +439,7 @@ class Dispatcher:
         while i < len(plan):
             impl = plan[i]
             i += 1
-            if impl.batch is not None:  # piped to: settled alone
+            if impl.batch is not None:  # a run of a source's entries (one alone when piped to)
                 run = [impl]
                 while pipes is None and i < len(plan) and plan[i].batch is impl.batch:
                     run.append(plan[i])
@@ -505,7 +483,8 @@ class Dispatcher:
                     raise
                 slots.append(self._failed(route, impl, exc))
                 if tracer is not None:
-                    self._unsettled(tracer, route, impl, kwargs, began[-1], slots[-1], exc)
+                    failed = Settled(value=slots[-1], failure=f"{type(exc).__name__}: {exc}")
+                    self._receipt(tracer, route, impl, kwargs, began[-1], failed)
                 continue
             if value is not None:
                 started.append((len(slots), impl, value))
