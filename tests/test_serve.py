@@ -817,3 +817,22 @@ def test_the_service_says_what_brings_the_speedups_it_runs_without(tmp_path):
         (hidden / f"{name}.py").write_text("raise ImportError('not installed here')\n")
     said = _announced(make_home(tmp_path / "home"), {"PYTHONPATH": str(hidden)})
     assert "without httptools and uvloop; pip install 'hermes-hooks[serve]' brings" in said
+
+
+def test_a_reply_names_no_server_software(served):
+    """No ``server: uvicorn`` header (what serves is no caller's business); a reply is still
+    dated, as HTTP/1.1 asks of a server with a clock."""
+    import http.client
+
+    host, port = served.url[len("http://") :].rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    try:
+        conn.request("POST", "/v1/hooks/claude/PreToolUse",
+                     body=json.dumps(claude_payload("PreToolUse", tool("ls"))).encode(),
+                     headers={"Authorization": f"Bearer {served.token}"})  # fmt: skip
+        res = conn.getresponse()
+        res.read()
+    finally:
+        conn.close()
+    assert res.status == 200
+    assert res.getheader("server") is None and res.getheader("date")

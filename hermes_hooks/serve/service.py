@@ -49,6 +49,17 @@ class TooBig(Exception):
     pass
 
 
+async def _within(work: Awaitable[bytes], seconds: float) -> bytes:
+    """``work``'s result, or ``asyncio.TimeoutError`` after ``seconds``. On Python 3.11+ a
+    deadline on the running task (``asyncio.timeout``); ``asyncio.wait_for`` before it wrapped
+    the body's read in a task of its own on every request."""
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        return await asyncio.wait_for(work, seconds)
+    async with timeout(seconds):
+        return await work
+
+
 class App:
     """The ASGI application: ``hooks`` (loaded once) behind ``token``."""
 
@@ -89,7 +100,7 @@ class App:
                                      f"{MAX_BODY}-byte limit"})  # fmt: skip
             return
         try:
-            body = await asyncio.wait_for(self._body(receive), self.body_timeout)
+            body = await _within(self._body(receive), self.body_timeout)
         except TooBig:
             await _reply(send, 413, {"error": f"body is over the {MAX_BODY}-byte limit"})
             return
@@ -245,7 +256,11 @@ def speedups() -> str:
 
 def uvicorn_settings() -> dict[str, Any]:
     """uvicorn's settings common to one and several workers."""
-    return {"log_level": "warning", "timeout_keep_alive": 5, "lifespan": "on"}
+    # no proxy-headers middleware (nothing here reads the client's address, and it was one
+    # more ASGI layer per request) and no ``server: uvicorn`` header (what serves is no
+    # caller's business)
+    return {"log_level": "warning", "timeout_keep_alive": 5, "lifespan": "on",
+            "proxy_headers": False, "server_header": False}  # fmt: skip
 
 
 def run(
