@@ -5,7 +5,7 @@ Usage: ``python bench/serve_profile.py [--requests 2000] [--home five|empty] [--
 
 The real service (``hermes hooks serve``, one worker, uvicorn) in the home of
 ``bench/agents.py`` (its five guards: a persistent shell worker, a Python plugin,
-``command_guard``, ``dangerous_patterns``, ``redact_secrets``; ``--home empty``: none) gets
+``command_guard``, ``dangerous_patterns``, ``redact_secrets``; ``--home empty``: none; ``--home worker``: the shell worker alone) gets
 Claude Code's PreToolUse for ``ls -la`` (what ``bench/agents.py`` measures), posted one after
 another on one kept-alive connection. Reported per request: the wall time (median) and the CPU
 time of the service's process and of the shell worker it started, from ``/proc/<pid>/stat``
@@ -20,7 +20,8 @@ JSON encoding and tracing. Figures under a profiler are inflated; the shares are
 
 ``--compare VARIANT...``: several services measured in the same run, rounds alternating between
 them, so a change's before and after meet the same load: ``.`` (this checkout), a git revision
-(``main``), either with ``:plain`` (uvicorn's optional httptools and uvloop hidden).
+(``main``), either with ``:plain`` (uvicorn's optional httptools and uvloop hidden), or
+``floor``: bench/agents.py's endpoint that answers ``{}`` at once (Claude Code's floor).
 """
 
 from __future__ import annotations
@@ -60,12 +61,13 @@ _TICK = os.sysconf("SC_CLK_TCK")
 
 
 def make_home(root: Path, which: str) -> Path:
-    """The five-guard home of bench/agents.py (or an empty one)."""
+    """The five-guard home of bench/agents.py (or an empty one, or its shell worker alone)."""
     from agents import GUARDS, WORKER, guard_home
 
     worker = root / "worker.py"
     worker.write_text(WORKER)
-    return guard_home(root / "home", GUARDS if which == "five" else (), worker)
+    guards = {"five": GUARDS, "empty": (), "worker": ("shell worker",)}[which]
+    return guard_home(root / "home", guards, worker)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -358,11 +360,33 @@ def variant(spec: str, root: Path) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join(paths)} if paths else {}
 
 
+class FloorService(Service):
+    """bench/agents.py's floor endpoint (answers ``{}`` at once), measured as a service."""
+
+    def __init__(self) -> None:
+        from agents import Floor
+
+        floor = Floor()
+        self.proc, self.floor = floor.proc, floor
+        host, port = floor.url.removeprefix("http://").split("/")[0].rsplit(":", 1)
+        self.conn = http.client.HTTPConnection(host, int(port), timeout=30)
+        self.body = json.dumps(PAYLOAD).encode()
+        self.headers = {"Content-Type": "application/json"}
+        self.post()
+
+    def close(self) -> None:
+        self.conn.close()
+        self.floor.close()
+
+
 def compare(specs: list[str], home: Path, rounds: int, n: int) -> str:
     """Each variant's service, measured in rounds that alternate between them."""
-    services = {}
+    services: dict[str, Service] = {}
     try:
         for spec in specs:
+            if spec == "floor":
+                services[spec] = FloorService()
+                continue
             env = variant(spec, home.parent)
             services[spec] = Service(sys.executable, home_copy(home, spec), env=env)
         times: dict[str, list[float]] = {spec: [] for spec in services}
@@ -396,7 +420,7 @@ def home_copy(home: Path, label: str) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000)
-    parser.add_argument("--home", choices=("five", "empty"), default="five")
+    parser.add_argument("--home", choices=("five", "empty", "worker"), default="five")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--compare", nargs="+", metavar="VARIANT",
                         help="'.', a git revision, either with ':plain' (see variant())")  # fmt: skip
