@@ -393,15 +393,19 @@ def compare(specs: list[str], home: Path, rounds: int, n: int) -> str:
         cpu = dict.fromkeys(services, 0.0)
         for svc in services.values():
             svc.measure(200)
-        for _ in range(rounds):
-            for spec, svc in services.items():
+        order = list(services.items())
+        for r in range(rounds):
+            # each round starts with the next variant: none is always first after the client's
+            # own pause, or always last
+            for spec, svc in order[r % len(order) :] + order[: r % len(order)]:
                 t, c = svc.measure(n)
                 times[spec] += t
                 cpu[spec] += c
     finally:
         for svc in services.values():
             svc.close()
-    lines = [f"{rounds} rounds of {n} sequential requests per variant, interleaved; load "
+    lines = [f"{rounds} rounds of {n} sequential requests per variant, interleaved (each round "
+             f"starting with the next variant); load "
              f"average {os.getloadavg()[0]:.1f}:", "",
              "| variant | wall p50 ms | service CPU ms/request |", "| --- | ---: | ---: |"]  # fmt: skip
     lines += [row(spec, times[spec], cpu[spec], rounds * n) for spec in services]
