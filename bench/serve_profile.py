@@ -310,8 +310,9 @@ def top(path: Path, requests: int, count: int) -> list[str]:
 # ---------------------------------------------------------------------- reports
 
 
-def hop_us(n: int = 2000) -> float:
-    """One ``asyncio.to_thread`` round trip of a no-op on an otherwise idle loop (µs)."""
+def hop_us(n: int = 2000, loop: str = "asyncio") -> float:
+    """One ``asyncio.to_thread`` round trip of a no-op on an otherwise idle loop (µs), on
+    asyncio's own loop or uvloop's."""
     import asyncio
 
     async def go() -> float:
@@ -321,7 +322,16 @@ def hop_us(n: int = 2000) -> float:
             await asyncio.to_thread(int)
         return (time.perf_counter() - started) / n * 1e6
 
-    return asyncio.run(go())
+    if loop == "uvloop":
+        import uvloop
+
+        runner = uvloop.new_event_loop()
+    else:
+        runner = asyncio.new_event_loop()
+    try:
+        return runner.run_until_complete(go())
+    finally:
+        runner.close()
 
 
 def row(label: str, times: list[float], cpu: float, n: int) -> str:
@@ -460,7 +470,12 @@ def main() -> None:
                 print("\n| function | calls | own µs/request | cumulative µs/request |")
                 print("| --- | ---: | ---: | ---: |")
                 print("\n".join(top(out, n + 1, args.top)))
-            print(f"\nasyncio.to_thread round trip of a no-op, alone: {hop_us():.0f} µs")
+            hops = [f"{hop_us():.0f} µs on asyncio's loop"]
+            try:
+                hops.append(f"{hop_us(loop='uvloop'):.0f} µs on uvloop's (the service's)")
+            except ImportError:
+                pass
+            print(f"\nasyncio.to_thread round trip of a no-op, alone: {', '.join(hops)}")
             return
         svc = Service(sys.executable, home)
         try:
