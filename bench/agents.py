@@ -50,7 +50,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "tests" / "oracle"))
 from dispatch import write_section  # noqa: E402
-from oracle_agents import _base_env  # noqa: E402
+from oracle_agents import base_env  # noqa: E402
 from oracle_install import CLAUDE, install_npm  # noqa: E402
 from oracle_servers import FakeModel, ToolCall  # noqa: E402
 from serve_load import run as serve_load_run  # noqa: E402
@@ -179,7 +179,7 @@ def run_claude(binary: Path, project: Path, user: Path, command: str, token: str
            "--allowedTools", "Bash"]  # fmt: skip
     lines: list[tuple[float, Any]] = []
     with FakeModel([ToolCall("Bash", {"command": command, "description": "bench"})]) as model:
-        env = _base_env(user, model)
+        env = base_env(user, model)
         env.update({"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-ant-bench-not-a-key",
                     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", TOKEN_ENV: token})  # fmt: skip
         proc = subprocess.Popen(cmd, cwd=project, env=env, stdin=subprocess.DEVNULL,

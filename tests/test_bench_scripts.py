@@ -62,3 +62,17 @@ def test_serve_load_bench_checks_every_decision_of_mixed_agents():
         assert f"| {figure} | 0 |" in text
     assert "| misrouted (another request's or another agent's reply) | 0 |" in text
     assert "| p99 per request |" in text
+
+
+def test_serve_profile_bench_measures_the_service_and_breaks_a_request_down():
+    """One request's time: CPU per request, the profile by part, variants side by side."""
+    plain = _run("serve_profile.py", "--requests", "40")
+    assert "| five home |" in plain
+    profile = _run("serve_profile.py", "--requests", "40", "--profile")
+    for part in ("shell worker round trip (guard)", "command_guard (guard)",
+                 "HTTP: uvicorn + parser", "| total |"):  # fmt: skip
+        assert part in profile
+    compared = _run("serve_profile.py", "--compare", "floor", ".:plain", ".",
+                    "--requests", "40", "--rounds", "2")  # fmt: skip
+    for variant in ("floor", ".:plain", "."):
+        assert f"| {variant} |" in compared

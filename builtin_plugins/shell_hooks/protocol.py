@@ -45,6 +45,8 @@ from hermes_hooks.contract import ToolName as ToolName
 from hermes_hooks.contract import host_tool_name as host_tool_name
 from hermes_hooks.contract import map_tool as map_tool
 
+from .dialects.base import Note, Speech, reads_answer
+
 # Claude Code's tool names are part of the event contract (:mod:`hermes_hooks.contract`); these
 # names stay importable from here for hosts that extended the map through this module.
 
@@ -422,3 +424,68 @@ class ContextCap:
             f"{preview}\n\n[hook output cut: {len(text)} characters, over the {self.limit}-character "
             f"limit; {where}]"
         )
+
+
+# ---------------------------------------------------------------------- answers, written
+
+
+def _claude_context(event: str, text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+
+
+def _claude_block(chosen: Any, event: str, reason: str) -> dict[str, Any] | None:
+    if not reads_answer(chosen, "block", "decision", "deny", "continue"):
+        return None  # an event of an agent of Claude Code's shape that reads no block (Codex)
+    return {"decision": "block", "reason": reason}
+
+
+def _claude_stop(reason: str) -> dict[str, Any]:
+    return {"decision": "block", "reason": reason}
+
+
+def _claude_tool(
+    chosen: Any,
+    event: str,
+    word: str | None,
+    message: str | None,
+    args: Mapping[str, Any] | None,
+    context: str | None,
+    note: Note,
+) -> dict[str, Any]:
+    spec: dict[str, Any] = {"hookEventName": event}
+    if word:
+        spec["permissionDecision"] = word
+        if message:
+            spec["permissionDecisionReason"] = message
+    if args is not None:
+        spec["updatedInput"] = args
+    if context:
+        spec["additionalContext"] = context
+    return {"hookSpecificOutput": spec} if len(spec) > 1 else {}
+
+
+def _claude_prompt_rewrite(event: str, text: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": event, "updatedPrompt": text}}
+
+
+def _claude_permission(
+    event: str, behavior: str, message: str | None, args: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    decision: dict[str, Any] = {"behavior": behavior}
+    if message:
+        decision["message"] = message
+    if args is not None:
+        decision["updatedInput"] = dict(args)
+    return {"hookSpecificOutput": {"hookEventName": event, "decision": decision}}
+
+
+#: Our answers as Claude Code reads them from a command hook (and Codex, which has its shape,
+#: but takes no rewritten prompt).
+CLAUDE_SPEECH = Speech(
+    context=_claude_context,
+    block=_claude_block,
+    stop=_claude_stop,
+    tool=_claude_tool,
+    prompt_rewrite=_claude_prompt_rewrite,
+    permission=_claude_permission,
+)

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hermes_hooks.builtin_plugins.shell_hooks import dialects
+from hermes_hooks.builtin_plugins.shell_hooks.dialects.base import Speech, reads_answer
+from hermes_hooks.builtin_plugins.shell_hooks.protocol import CLAUDE_SPEECH
 
 from .. import catalogue
 from ..answers.results import (
@@ -416,14 +418,15 @@ def _note_once(message: str) -> None:
 
 
 def _reads(chosen: Any, *words: str) -> bool:
-    """Whether the agent reads this kind of answer on ``chosen`` (a Claude Code event reads
-    every kind; another agent's event what its declaration's ``answers`` says)."""
-    if not isinstance(chosen, AgentEvent):
-        return True
-    answers = chosen.answers
-    if not answers or answers == "ignored":
-        return False
-    return any(w in answers for w in words)
+    """Whether the agent reads this kind of answer on ``chosen`` (its declaration says)."""
+    return reads_answer(chosen, *words)
+
+
+def _speech(t: Target) -> Speech:
+    """How ``t.agent`` reads our answers, owned by its dialect's module (Claude Code's by the
+    shell protocol's)."""
+    d = dialects.get(t.agent)
+    return d.speech if d is not None else CLAUDE_SPEECH
 
 
 def _agent_args(t: Target, args: Mapping[str, Any], tool: Any) -> Mapping[str, Any]:
@@ -455,7 +458,9 @@ def _carried(t: Target, body: dict[str, Any], tool: Any) -> bool:
 
 
 def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-    """``result`` (what ``hooks.call`` returned) as ``t.agent`` reads it from a command hook."""
+    """``result`` (what ``hooks.call`` returned) as ``t.agent`` reads it from a command hook:
+    what to say is decided here (an answer the agent cannot take becomes a block, or a note);
+    the agent's dialect writes it (:class:`~.dialects.base.Speech`)."""
     kind = t.info.kind
     if t.agent == "hermes":
         return _hermes(t.info, result)
@@ -472,7 +477,9 @@ def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(result, PromptDecision):
         return _prompt(t, event, result)
     if isinstance(result, VerifyAnswer):
-        return _stop(t, result.message) if result.action == "continue" else {}
+        return (
+            _speech(t).stop(result.message or "keep working") if result.action == "continue" else {}
+        )
     if isinstance(result, CompressAnswer):
         return _block(t, event, result.message) if result.action == "block" else {}
     if isinstance(result, PermissionAnswer):
@@ -497,34 +504,16 @@ def _context(t: Target, event: str, text: str) -> dict[str, Any]:
     if not _reads(t.chosen, "ontext", "additional"):
         _note_once(f"{t.agent} {event} reads no context from a hook: context not delivered")
         return {}
-    if t.agent == "cursor":
-        return {"additional_context": text}
-    spec: dict[str, Any] = {"additionalContext": text}
-    if t.agent in ("claude", "codex"):
-        spec = {"hookEventName": event, **spec}
-    return {"hookSpecificOutput": spec}
+    return _speech(t).context(event, text)
 
 
 def _block(t: Target, event: str, message: str | None) -> dict[str, Any]:
     """A block of a prompt or a compaction, as ``t.agent`` reads one."""
-    reason = message or "blocked by hermes-hooks"
-    if t.agent == "gemini":
-        return {"decision": "deny", "reason": reason}
-    if t.agent == "cursor":
-        return {"continue": False, "user_message": reason}
-    if t.agent == "copilot" or not _reads(t.chosen, "block", "decision", "deny", "continue"):
+    body = _speech(t).block(t.chosen, event, message or "blocked by hermes-hooks")
+    if body is None:
         _note_once(f"{t.agent} {event} cannot be blocked by a hook: the block is not delivered")
         return {}
-    return {"decision": "block", "reason": reason}
-
-
-def _stop(t: Target, message: str | None) -> dict[str, Any]:
-    reason = message or "keep working"
-    if t.agent == "cursor":
-        return {"followup_message": reason}
-    if t.agent == "gemini":
-        return {"decision": "deny", "reason": reason}
-    return {"decision": "block", "reason": reason}
+    return body
 
 
 def _tool(t: Target, event: str, d: ToolDecision, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -562,53 +551,13 @@ def _tool_words(
 ) -> dict[str, Any]:
     """A tool call's answer in ``t.agent``'s words: ``word`` is ``deny``, ``ask`` or
     ``allow``, ``args`` the rewritten input in the agent's names."""
-    out: dict[str, Any] = {}
-    if t.agent in ("claude", "codex"):
-        spec: dict[str, Any] = {"hookEventName": event}
-        if word:
-            spec["permissionDecision"] = word
-            if message:
-                spec["permissionDecisionReason"] = message
-        if args is not None:
-            spec["updatedInput"] = args
-        if context:
-            spec["additionalContext"] = context
-        return {"hookSpecificOutput": spec} if len(spec) > 1 else {}
-    if t.agent == "gemini":
-        if word:
-            out["decision"] = word
-            if message:
-                out["reason"] = message
-        if args is not None:
-            out["hookSpecificOutput"] = {"tool_input": args}
-        if context:
-            _note_once(f"gemini {event} reads no additionalContext: context not delivered")
-        return out
-    if t.agent == "cursor":
-        if word:
-            out["permission"] = word
-            if message:
-                out["agent_message"] = message
-                out["user_message"] = message
-        if args is not None:
-            out["updated_input"] = args
-        if context:
-            if _reads(t.chosen, "context"):
-                out["additional_context"] = context
-            else:
-                _note_once(f"cursor {event} reads no context: context not delivered")
-        return out
-    # copilot: only a deny is read
-    if word == "deny":
-        out = {"permissionDecision": "deny", "permissionDecisionReason": message}
-    if context:
-        _note_once(f"copilot {event} reads no context: context not delivered")
-    return out
+    return _speech(t).tool(t.chosen, event, word, message, args, context, _note_once)
 
 
 def _prompt(t: Target, event: str, d: PromptDecision) -> dict[str, Any]:
     action, message = d.action, d.message
-    if d.text is not None and action != "block" and t.agent != "claude":
+    rewrite = _speech(t).prompt_rewrite
+    if d.text is not None and action != "block" and rewrite is None:
         action = "block"
         message = (
             f"the hooks rewrote this prompt to {d.text!r}, which {t.agent} cannot take from "
@@ -617,8 +566,8 @@ def _prompt(t: Target, event: str, d: PromptDecision) -> dict[str, Any]:
     if action == "block":
         return _block(t, event, message)
     out: dict[str, Any] = {}
-    if d.text is not None:
-        out = {"hookSpecificOutput": {"hookEventName": event, "updatedPrompt": d.text}}
+    if d.text is not None and rewrite is not None:
+        out = rewrite(event, d.text)
     if d.context:
         ctx = _context(t, event, d.context)
         spec = ctx.get("hookSpecificOutput")
@@ -632,12 +581,11 @@ def _prompt(t: Target, event: str, d: PromptDecision) -> dict[str, Any]:
 def _permission(t: Target, event: str, p: PermissionAnswer) -> dict[str, Any]:
     if p.action is None:
         return {}
-    decision: dict[str, Any] = {"behavior": p.action}
-    if p.message:
-        decision["message"] = p.message
-    if p.args is not None:
-        decision["updatedInput"] = dict(p.args)
-    return {"hookSpecificOutput": {"hookEventName": event, "decision": decision}}
+    write = _speech(t).permission
+    if write is None:
+        _note_once(f"{t.agent} {event} reads no permission answer: {p.action} not delivered")
+        return {}
+    return write(event, p.action, p.message, p.args)
 
 
 def _hermes(info: EventInfo, result: Any) -> dict[str, Any]:

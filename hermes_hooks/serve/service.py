@@ -49,6 +49,17 @@ class TooBig(Exception):
     pass
 
 
+async def _within(work: Awaitable[bytes], seconds: float) -> bytes:
+    """``work``'s result, or ``asyncio.TimeoutError`` after ``seconds``. On Python 3.11+ a
+    deadline on the running task (``asyncio.timeout``); ``asyncio.wait_for`` before it wrapped
+    the body's read in a task of its own on every request."""
+    timeout = getattr(asyncio, "timeout", None)
+    if timeout is None:  # Python 3.10
+        return await asyncio.wait_for(work, seconds)
+    async with timeout(seconds):
+        return await work
+
+
 class App:
     """The ASGI application: ``hooks`` (loaded once) behind ``token``."""
 
@@ -89,7 +100,7 @@ class App:
                                      f"{MAX_BODY}-byte limit"})  # fmt: skip
             return
         try:
-            body = await asyncio.wait_for(self._body(receive), self.body_timeout)
+            body = await _within(self._body(receive), self.body_timeout)
         except TooBig:
             await _reply(send, 413, {"error": f"body is over the {MAX_BODY}-byte limit"})
             return
@@ -177,6 +188,81 @@ def _load_checked() -> App:
         raise LoadError(f"cannot load the home {home}: {type(exc).__name__}: {exc}") from None
 
 
+def prepare_env(
+    home: Path,
+    token_path: Path,
+    config: str | None = None,
+    accept_hooks: bool = False,
+    body_timeout: float = BODY_TIMEOUT,
+) -> None:
+    """What every worker's :func:`create_app` reads, in this process's environment (workers
+    are its children)."""
+    os.environ.update(
+        {
+            _ENV_HOME: str(home),
+            _ENV_TOKEN: str(token_path),
+            _ENV_CONFIG: config or "",
+            _ENV_ACCEPT: "1" if accept_hooks else "",
+            _ENV_BODY_TIMEOUT: str(body_timeout),
+        }
+    )
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """The listening socket every worker shares."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # accepted connections inherit it: a reply's head and body are two writes, and on a
+    # kept-alive connection Nagle held the body back for the client's delayed ACK (~40 ms)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def write_url(home: Path, sock: socket.socket, host: str) -> str:
+    """Write ``<home>/serve/url`` (atomically) for the client; returns the URL."""
+    url = url_of(host, sock.getsockname()[1])
+    directory = serve_dir(home)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = directory / "url.tmp"
+    tmp.write_text(url + "\n", encoding="utf-8")
+    tmp.replace(directory / "url")
+    return url
+
+
+#: uvicorn's optional speedups, which the ``serve`` extra installs and uvicorn uses when found.
+SPEEDUPS = ("httptools", "uvloop")
+
+
+def speedups() -> str:
+    """Which of uvicorn's optional speedups this service runs with, in words (a missing one
+    is said with what brings it)."""
+    import importlib
+
+    found = []
+    for name in SPEEDUPS:
+        try:  # imported as uvicorn imports them (a module found but broken is not used)
+            importlib.import_module(name)
+        except ImportError:
+            continue
+        found.append(name)
+    missing = [name for name in SPEEDUPS if name not in found]
+    said = f"with {' and '.join(found)}" if found else "without httptools and uvloop"
+    return said if not missing else f"{said}; {INSTALL} brings {' and '.join(missing)}"
+
+
+def uvicorn_settings() -> dict[str, Any]:
+    """uvicorn's settings common to one and several workers."""
+    # no proxy-headers middleware (nothing here reads the client's address, and it was one
+    # more ASGI layer per request) and no ``server: uvicorn`` header (what serves is no
+    # caller's business)
+    return {"log_level": "warning", "timeout_keep_alive": 5, "lifespan": "on",
+            "proxy_headers": False, "server_header": False}  # fmt: skip
+
+
 def run(
     home: Path,
     *,
@@ -201,43 +287,23 @@ def run(
     ensure_token(token_path)
     if token_file is None:
         private(serve_dir(home), "directory")
-    os.environ.update(
-        {
-            _ENV_HOME: str(home),
-            _ENV_TOKEN: str(token_path),
-            _ENV_CONFIG: config or "",
-            _ENV_ACCEPT: "1" if accept_hooks else "",
-            _ENV_BODY_TIMEOUT: str(body_timeout),
-        }
-    )
+    prepare_env(home, token_path, config, accept_hooks, body_timeout)
     # one worker: this process is the worker, its load is the one; several: each loads its
     # own, and this one only checks first that the home loads, so a broken one is said here
     app = _load_checked()
     if workers > 1:
         app.hooks.close()
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # accepted connections inherit it: a reply's head and body are two writes, and on a
-    # kept-alive connection Nagle held the body back for the client's delayed ACK (~40 ms)
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    url = url_of(host, sock.getsockname()[1])
-    directory = serve_dir(home)
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = directory / "url.tmp"
-    tmp.write_text(url + "\n", encoding="utf-8")
-    tmp.replace(directory / "url")
-    common: dict[str, Any] = {"log_level": "warning", "timeout_keep_alive": 5, "lifespan": "on"}
+    sock = bind_socket(host, port)
+    url = write_url(home, sock, host)
+    common = uvicorn_settings()
     if workers > 1:
         settings = uvicorn.Config(
             "hermes_hooks.serve.service:create_app", factory=True, workers=workers, **common
         )
     else:
         settings = uvicorn.Config(app, **common)
-    announce(f"hermes-hooks serving {home} at {url} ({workers} worker(s); token {token_path})")
+    announce(f"hermes-hooks serving {home} at {url} ({workers} worker(s); token {token_path}; "
+             f"{speedups()})")  # fmt: skip
     try:
         if workers > 1:
             from uvicorn.supervisors import Multiprocess

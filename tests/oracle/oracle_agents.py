@@ -54,7 +54,10 @@ def read_records(record: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _base_env(home: Path, model: FakeModel) -> dict[str, str]:
+def base_env(home: Path, model: FakeModel) -> dict[str, str]:
+    """The environment an agent runs in here: ``home`` as its ``HOME``, the fake model as its
+    only proxy (127.0.0.1 reached directly), nothing else of this process's (the oracle tests
+    and ``bench/agents.py`` start the agents with it)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
@@ -113,7 +116,7 @@ def run_claude(
     if allowed_tools:
         cmd += ["--allowedTools", allowed_tools]
     with FakeModel(list(calls)) as model:
-        env = _base_env(home, model)
+        env = base_env(home, model)
         env.update({
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "sk-ant-oracle-not-a-key",
@@ -146,7 +149,7 @@ def run_gemini(
     (home / ".gemini" / "settings.json").write_text(json.dumps(settings, indent=2))
     cmd = ["node", str(binary), "--yolo", "-p", prompt, "--output-format", "json"]
     with FakeModel(list(calls)) as model:
-        env = _base_env(home, model)
+        env = base_env(home, model)
         env.update({
             "GOOGLE_GEMINI_BASE_URL": model.url,
             "GEMINI_API_KEY": "oracle-not-a-key",
@@ -189,7 +192,7 @@ def run_codex(
         )
         if hooks is not None:
             (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}, indent=2))
-        env = _base_env(home, model)
+        env = base_env(home, model)
         env.update({"CODEX_HOME": str(codex_home), "ORACLE_API_KEY": "oracle-not-a-key"})
         cmd = [str(binary), "exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust",
                "--json", prompt]  # fmt: skip

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from oracle_agents import RUN_TIMEOUT, _base_env
+from oracle_agents import RUN_TIMEOUT, base_env
 from oracle_install import Installed
 from oracle_servers import FakeModel, ToolCall
 
@@ -103,7 +103,7 @@ def _claude(binary: Path, root: Path, project: Path, command: str) -> tuple[str,
            "--verbose", "--include-hook-events", "--setting-sources", "local",
            "--allowedTools", "Bash"]  # fmt: skip
     with FakeModel([ToolCall("Bash", {"command": command, "description": "oracle"})]) as model:
-        env = _base_env(user, model)
+        env = base_env(user, model)
         env.update({"ANTHROPIC_BASE_URL": model.url, "ANTHROPIC_API_KEY": "sk-ant-oracle-not-a-key",
                     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
                     "HERMES_HOOKS_TOKEN": TOKEN})  # fmt: skip

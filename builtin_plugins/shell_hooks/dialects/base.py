@@ -42,6 +42,52 @@ CLAUDE_NAMES = re.compile(r"[A-Za-z0-9_|, -]+")
 CLAUDE_SEPARATORS = re.compile(r"[|,]")
 
 
+#: Where a note goes on what an agent cannot take from a hook (reported once by the caller).
+Note = Callable[[str], None]
+
+
+def reads_answer(chosen: Any, *words: str) -> bool:
+    """Whether the agent reads this kind of answer on ``chosen``: a Claude Code event reads
+    every kind; another agent's event what its declaration's ``answers`` says (``""``: any)."""
+    if not isinstance(chosen, AgentEvent):
+        return True
+    answers = chosen.answers
+    if not answers or answers == "ignored":
+        return False
+    return any(w in answers for w in words)
+
+
+@dataclass(frozen=True)
+class Speech:
+    """Our answers written as one agent reads them from a command hook's stdout: the other
+    direction of :attr:`Dialect.translate`, owned by the same module (Claude Code's is
+    :data:`~builtin_plugins.shell_hooks.protocol.CLAUDE_SPEECH`). What to say is decided by the
+    caller (``hermes_hooks.serve.answering``: an answer the agent cannot take becomes a block);
+    these only write it.
+
+    ``context(event, text)``: context for the model. ``block(chosen, event, reason)``: a block
+    of a prompt or a compaction (``None``: the agent cannot be blocked there by a hook).
+    ``stop(reason)``: keep working (a stop hook's block). ``tool(chosen, event, word, message,
+    args, context, note)``: a tool call's answer, ``word`` ``deny``, ``ask``, ``allow`` or
+    ``None``, ``args`` a rewritten input in the agent's names (``note`` takes what it cannot
+    carry). ``prompt_rewrite(event, text)``: a rewritten prompt (``None``: the agent takes none
+    from a hook). ``permission(event, behavior, message, args)``: a permission request's
+    answer (``None``: the agent has none).
+    """
+
+    context: Callable[[str, str], dict[str, Any]]
+    block: Callable[[Any, str, str], dict[str, Any] | None]
+    stop: Callable[[str], dict[str, Any]]
+    tool: Callable[
+        [Any, str, str | None, str | None, Mapping[str, Any] | None, str | None, Note],
+        dict[str, Any],
+    ]
+    prompt_rewrite: Callable[[str, str], dict[str, Any]] | None = None
+    permission: (
+        Callable[[str, str, str | None, Mapping[str, Any] | None], dict[str, Any]] | None
+    ) = None
+
+
 @dataclass(frozen=True)
 class Dialect:
     """One agent's hook dialect.
@@ -50,7 +96,8 @@ class Dialect:
     ``tool_keys``: the payload keys of the tool's name and arguments. ``args_as_text``: the
     arguments are sent as a JSON string (Copilot's ``toolArgs``). ``common``: the fields every
     payload carries, from the host's arguments, the working directory and the event's name.
-    ``translate``: the agent's answer (a parsed JSON object) as one of ours, for one event.
+    ``translate``: the agent's answer (a parsed JSON object) as one of ours, for one event;
+    ``speech``: ours written as the agent reads them (:class:`Speech`, the other direction).
     ``timeout_unit``: seconds per unit of the configured ``timeout`` (Gemini: milliseconds).
     ``default_timeout``: the seconds an entry without a timeout gets (``None``: ours).
     ``plain_text_context``: plain stdout is context, as in Claude Code (Codex), or ignored and
@@ -72,6 +119,7 @@ class Dialect:
     tools: Mapping[str, tuple[str, Mapping[str, str]]]
     common: Callable[[Mapping[str, Any], str, str], dict[str, Any]]
     translate: Callable[[EventInfo, AgentEvent | None, dict[str, Any], str | None], Translated]
+    speech: Speech
     tool_keys: tuple[str, str] = ("tool_name", "tool_input")
     args_as_text: bool = False
     timeout_unit: float = 1.0

@@ -21,7 +21,8 @@ from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, session_of
 
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Translated
+from ..protocol import CLAUDE_SPEECH
+from .base import CLAUDE_SHAPED_KEYS, Dialect, Speech, Translated
 
 LABEL = "Codex"
 
@@ -83,12 +84,24 @@ def _stop_after_tool(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: Our answers as Codex reads them: Claude Code's shape (its events that read no block say so in
+#: their declaration), and no rewritten prompt.
+SPEECH = Speech(
+    context=CLAUDE_SPEECH.context,
+    block=CLAUDE_SPEECH.block,
+    stop=CLAUDE_SPEECH.stop,
+    tool=CLAUDE_SPEECH.tool,
+    permission=CLAUDE_SPEECH.permission,
+)
+
+
 DIALECT = Dialect(
     name="codex",
     label=LABEL,
     tools=TOOLS,
     common=common,
     translate=translate,
+    speech=SPEECH,
     # Codex's own default (600 s) is above our cap (300 s): an entry without a timeout gets ours.
     plain_text_context=True,
     answer_keys=CLAUDE_SHAPED_KEYS,

@@ -20,7 +20,7 @@ from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, millis
 
-from .base import Dialect, Translated, block_unknown
+from .base import Dialect, Note, Speech, Translated, block_unknown
 
 LABEL = "GitHub Copilot"
 
@@ -65,12 +65,39 @@ def translate(
     return block_unknown(info, LABEL, "permissionDecision", decision)
 
 
+def _tool(
+    chosen: AgentEvent | None,
+    event: str,
+    word: str | None,
+    message: str | None,
+    args: Mapping[str, Any] | None,
+    context: str | None,
+    note: Note,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if word == "deny":  # the only tool answer Copilot reads
+        out = {"permissionDecision": "deny", "permissionDecisionReason": message}
+    if context:
+        note(f"copilot {event} reads no context: context not delivered")
+    return out
+
+
+#: Our answers as Copilot reads them: a tool call's deny; no hook blocks a prompt.
+SPEECH = Speech(
+    context=lambda event, text: {"hookSpecificOutput": {"additionalContext": text}},
+    block=lambda chosen, event, reason: None,
+    stop=lambda reason: {"decision": "block", "reason": reason},
+    tool=_tool,
+)
+
+
 DIALECT = Dialect(
     name="copilot",
     label=LABEL,
     tools=TOOLS,
     common=common,
     translate=translate,
+    speech=SPEECH,
     tool_keys=("toolName", "toolArgs"),
     args_as_text=True,
     default_timeout=30.0,

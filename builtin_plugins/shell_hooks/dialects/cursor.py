@@ -16,7 +16,7 @@ from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, session_of
 
-from .base import Dialect, Translated, block_unknown
+from .base import Dialect, Note, Speech, Translated, block_unknown, reads_answer
 
 LABEL = "Cursor"
 
@@ -100,12 +100,48 @@ def env(cwd: str) -> dict[str, str]:
     return {"CURSOR_PROJECT_DIR": cwd}
 
 
+def _tool(
+    chosen: AgentEvent | None,
+    event: str,
+    word: str | None,
+    message: str | None,
+    args: Mapping[str, Any] | None,
+    context: str | None,
+    note: Note,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if word:
+        out["permission"] = word
+        if message:
+            out["agent_message"] = message
+            out["user_message"] = message
+    if args is not None:
+        out["updated_input"] = args
+    if context:
+        if reads_answer(chosen, "context"):
+            out["additional_context"] = context
+        else:
+            note(f"cursor {event} reads no context: context not delivered")
+    return out
+
+
+#: Our answers as Cursor reads them: snake_case keys, a block is ``continue: false``, a stop
+#: hook's "keep working" its ``followup_message``.
+SPEECH = Speech(
+    context=lambda event, text: {"additional_context": text},
+    block=lambda chosen, event, reason: {"continue": False, "user_message": reason},
+    stop=lambda reason: {"followup_message": reason},
+    tool=_tool,
+)
+
+
 DIALECT = Dialect(
     name="cursor",
     label=LABEL,
     tools=TOOLS,
     common=common,
     translate=translate,
+    speech=SPEECH,
     env=env,
     answer_keys=frozenset(
         {

@@ -15,7 +15,16 @@ from hermes_hooks.answers.base import text
 from hermes_hooks.catalogue import EventInfo
 from hermes_hooks.contract import AgentEvent, session_of
 
-from .base import CLAUDE_SHAPED_KEYS, Dialect, Output, Translated, block_unknown, iso_now
+from .base import (
+    CLAUDE_SHAPED_KEYS,
+    Dialect,
+    Note,
+    Output,
+    Speech,
+    Translated,
+    block_unknown,
+    iso_now,
+)
 
 LABEL = "Gemini CLI"
 
@@ -122,12 +131,43 @@ def env(cwd: str) -> dict[str, str]:
     return {"GEMINI_PROJECT_DIR": cwd, "CLAUDE_PROJECT_DIR": cwd}
 
 
+def _tool(
+    chosen: AgentEvent | None,
+    event: str,
+    word: str | None,
+    message: str | None,
+    args: Mapping[str, Any] | None,
+    context: str | None,
+    note: Note,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if word:
+        out["decision"] = word
+        if message:
+            out["reason"] = message
+    if args is not None:
+        out["hookSpecificOutput"] = {"tool_input": args}
+    if context:
+        note(f"gemini {event} reads no additionalContext: context not delivered")
+    return out
+
+
+#: Our answers as Gemini CLI reads them: a block is its ``decision: deny``.
+SPEECH = Speech(
+    context=lambda event, text: {"hookSpecificOutput": {"additionalContext": text}},
+    block=lambda chosen, event, reason: {"decision": "deny", "reason": reason},
+    stop=lambda reason: {"decision": "deny", "reason": reason},
+    tool=_tool,
+)
+
+
 DIALECT = Dialect(
     name="gemini",
     label=LABEL,
     tools=TOOLS,
     common=common,
     translate=translate,
+    speech=SPEECH,
     timeout_unit=0.001,
     answer_keys=CLAUDE_SHAPED_KEYS,
     default_timeout=60.0,
