@@ -97,10 +97,12 @@ def run_claude(
     prompt: str = "Run the command, please.",
     allowed_tools: str | None = "Bash",
     record: Path | None = None,
+    extra: dict[str, str] | None = None,
 ) -> AgentRun:
     """``claude -p`` with hooks from one settings file (no other setting source); with
     ``settings=None``, from the project's ``.claude/settings.local.json`` alone (what
-    ``hermes hooks install-into claude --project`` writes)."""
+    ``hermes hooks install-into claude --project`` writes). ``extra``: more of its environment
+    (``HERMES_HOOKS_TOKEN`` for the http hooks install-into writes)."""
     home, project = _dirs(root)
     cmd = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
            "--include-hook-events"]  # fmt: skip
@@ -119,7 +121,7 @@ def run_claude(
             "ANTHROPIC_API_KEY": "sk-ant-oracle-not-a-key",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         })  # fmt: skip
-        return _finish(cmd, project, env, model, record)
+        return _finish(cmd, project, {**env, **(extra or {})}, model, record)
 
 
 def run_gemini(
