@@ -36,6 +36,26 @@ class AgentRun:
         return [f"{r.method} {r.path}" for r in self.requests if r.refused]
 
 
+def hook_responses(stdout: str, event: str) -> list[dict[str, Any]]:
+    """Claude Code's ``hook_response`` lines for ``event`` in its ``--output-format stream-json
+    --verbose --include-hook-events`` output: each hook's ``stdout``, ``stderr``,
+    ``exit_code`` and ``outcome`` (where a SessionStart hook's ``systemMessage`` shows in a
+    ``-p`` run: in its ``stdout``)."""
+    out = []
+    for line in stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if (
+            isinstance(item, dict)
+            and item.get("subtype") == "hook_response"
+            and item.get("hook_event") == event
+        ):
+            out.append(item)
+    return out
+
+
 def recorder_command(record: Path) -> str:
     """A hook command appending its stdin (one line of JSON) and a newline to ``record``
     (always no opinion; :func:`read_records` skips the empty lines). A shell, not Python: it runs

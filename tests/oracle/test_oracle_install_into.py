@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from oracle_agents import RUN_TIMEOUT, _base_env
+from oracle_agents import RUN_TIMEOUT, _base_env, hook_responses
 from oracle_install import Installed
 from oracle_servers import FakeModel, ToolCall
 
@@ -106,6 +106,13 @@ def _install(root: Path, url: str) -> Path:
     return project
 
 
+def _session_start(output: str) -> dict[str, Any]:
+    """What the SessionStart hook (the client) answered: its stdout's JSON and its stderr."""
+    said = hook_responses(output, "SessionStart")
+    assert len(said) == 1 and said[0]["outcome"] == "success", output[-3000:]
+    return {**json.loads(said[0]["stdout"]), "stderr": said[0]["stderr"]}
+
+
 def _claude(binary: Path, root: Path, project: Path, command: str) -> tuple[str, FakeModel]:
     user = root / "user"
     user.mkdir()
@@ -144,7 +151,9 @@ def test_claude_code_posts_its_events_to_the_service_and_obeys_its_deny(
     assert "/v1/hooks/claude/SessionStart" not in paths  # Claude Code runs no http hook there
     assert not marker.exists()
     assert DENIED in _tool_results(model)
-    assert WARNING not in output  # the service answers and takes the token: nothing to say
+    # the service answers and takes the token: the SessionStart check says nothing
+    started = _session_start(output)
+    assert "systemMessage" not in started and WARNING not in output, started
 
 
 def test_claude_code_blocks_the_call_when_the_service_fails_to_answer_it(
@@ -171,7 +180,10 @@ def test_claude_code_blocks_the_prompt_when_no_service_answers(
     assert not marker.exists()
     assert _tool_results(model) == "[]"  # UserPromptSubmit failed closed: no model call at all
     assert "ECONNREFUSED" in output
-    # the SessionStart hook (the client) said why, and the fix, before anything was blocked
-    assert WARNING in output and "does not answer" in output, output[-3000:]
-    assert f"hermes hooks serve --home {tmp_path / 'hermes'}" in output
-    assert "blocks every decision event" in output
+    # the SessionStart hook (the client) said why, and the fix, before anything was blocked: in
+    # its systemMessage (what Claude Code shows) and on its stderr
+    message = _session_start(output)["systemMessage"]
+    assert message.startswith(WARNING) and "does not answer" in message, message
+    assert f"hermes hooks serve --home {tmp_path / 'hermes'}" in message
+    assert "Until then Claude Code blocks every decision event" in message
+    assert message in _session_start(output)["stderr"]

@@ -67,7 +67,7 @@ from typing import Any
 
 import pytest
 import yaml
-from oracle_agents import AgentRun, run_claude, run_codex, run_gemini
+from oracle_agents import AgentRun, hook_responses, run_claude, run_codex, run_gemini
 from oracle_install import Installed
 from oracle_servers import ToolCall
 from serve_helpers import HERMES, free_port, serving
@@ -419,6 +419,9 @@ def test_a_the_service_decides_for_every_agent(world: World, binaries: dict[str,
     for name, (run, where) in runs.items():
         check_decisions(name, world.agents[name], run, where, "service")
         if name == "claude":  # the service answers and takes the token: nothing to warn of
+            said = hook_responses(run.stdout, "SessionStart")
+            assert len(said) == 1 and said[0]["outcome"] == "success", run.stdout[-3000:]
+            assert "systemMessage" not in json.loads(said[0]["stdout"]), said
             assert WARNING not in run.stdout + run.stderr
 
 
@@ -435,10 +438,19 @@ def check_blocked_without_service(name: str, run: AgentRun, where: Path, home: P
     assert list(where.iterdir()) == [], why
     tool_turns = [r for r in run.requests if isinstance(r.body, dict) and r.body.get("tools")]
     assert tool_turns == [], f"{name} asked the model with the prompt: {why}"
-    assert "UserPromptSubmit" in output and "ECONNREFUSED" in output, why  # the block, shown
-    assert WARNING in output and "does not answer" in output, why
-    assert f"hermes hooks serve --home {home}" in output, why
-    assert "blocks every decision event" in output, why
+    # the block, as Claude Code shows it
+    assert "UserPromptSubmit operation blocked by hook" in run.stdout, why
+    assert 'blocking because onFailure is \\"block\\"' in run.stdout, why
+    assert "ECONNREFUSED" in run.stdout, why
+    # the SessionStart hook's warning: its systemMessage (what Claude Code shows the person;
+    # in a `-p` stream, the hook_response's stdout) and its stderr
+    said = hook_responses(run.stdout, "SessionStart")
+    assert len(said) == 1 and said[0]["outcome"] == "success", why
+    message = json.loads(said[0]["stdout"])["systemMessage"]
+    assert message.startswith(WARNING) and "does not answer" in message, message
+    assert f"hermes hooks serve --home {home}" in message, message
+    assert "Until then Claude Code blocks every decision event" in message, message
+    assert message in said[0]["stderr"], said
 
 
 def test_b_with_the_service_stopped_the_client_decides_the_same_in_process(
@@ -480,7 +492,8 @@ def test_c_with_neither_the_prompt_blocks_and_nothing_runs(
         tool_turns = [r for r in run.requests if isinstance(r.body, dict) and r.body.get("tools")]
         assert tool_turns == [], f"{name} asked the model with the prompt: {why}"
         if name == "claude":  # its http hook: the prompt blocked because no service answers
-            assert "UserPromptSubmit" in run.stdout and "ECONNREFUSED" in run.stdout, why
+            assert "UserPromptSubmit operation blocked by hook" in run.stdout, why
+            assert "ECONNREFUSED" in run.stdout, why
         elif name != "codex":  # Codex shows no hook's reason in `codex exec --json`
             assert "fail closed" in run.stdout + run.stderr, why
 
