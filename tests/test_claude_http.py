@@ -189,3 +189,21 @@ def test_doctor_and_list_say_a_down_service_blocks_claudes_tool_calls(world):
     installed(world, "--via", "client")
     text = cli(world, "list").output
     assert "while it is down: the client runs the hooks in-process" in text
+
+
+def test_a_file_the_previous_default_wrote_is_still_ours_and_uninstalls(world):
+    """Before http was the default, `--via auto` wrote the client for decision events and
+    SessionStart (no check) and http for the rest: such a file is routed (not "changed"),
+    nothing of it blocks while the service is down, and uninstall-from takes it all out."""
+    http = installed(world)
+    client = installed(world, "--via", "client")
+    old = {e: client[e] if "onFailure" in http[e] or e == "SessionStart" else http[e] for e in http}
+    path = world["project"] / SETTINGS
+    path.write_text(json.dumps({"hooks": {e: [{"hooks": [entry]}] for e, entry in old.items()}}))
+    rows = [r for r in json.loads(cli(world, "list", "--json").output) if r["source"] == "agent"]
+    assert [r["status"] for r in rows] == ["routed"] and sorted(rows[0]["events"]) == sorted(old)
+    assert rows[0]["blocked_when_down"] == []
+    assert "the client runs the hooks in-process" in rows[0]["when_down"]
+    out = cli(world, "uninstall-from", "claude", "--yes")
+    assert out.exit_code == 0, out.output
+    assert json.loads(path.read_text()) == {}  # every entry was ours, and taken out
