@@ -2,8 +2,9 @@
 
 The hook system of one home behind HTTP: ``POST /v1/hooks/<agent>/<event>`` answers a command
 hook of that agent (:func:`hermes_hooks.serve.answering.handle`), ``GET /v1/health`` says the service
-is up (and, given a bearer token, whether it is the service's: 401 when not). A plain ASGI application run by uvicorn (the ``serve`` extra, imported only here and only
-by :func:`run`), one ``load()`` per worker process at its start.
+is up (and, given a bearer token, whether it is the service's: 401 when not). A plain ASGI
+application run by uvicorn (the ``serve`` extra, imported only here and only by :func:`run`),
+one ``load()`` per worker process at its start.
 
 The bearer token lives in ``<home>/serve/token`` (0600, its directory 0700, written at the
 first start); ``<home>/serve/url`` is the base URL the service listens on, for the client.
