@@ -18,8 +18,8 @@ Rows, one Claude Code run each per round, interleaved, every row in every round:
   UserPromptSubmit posts there first, as it does to the service over ``--via http``, so Claude
   Code's connection is open in both); one no-op command hook (``true``) for reference, and
   one that starts the client's Python (``python -c pass``): the least the client route costs.
-- (b) the event routed by ``hermes hooks install-into claude`` (``--via http``, and the default:
-  the client command) to ``hermes hooks serve`` with five guards in its home: a shell worker
+- (b) the event routed by ``hermes hooks install-into claude`` (``--via http``, the default,
+  and ``--via client``: the client command) to ``hermes hooks serve`` with five guards in its home: a shell worker
   (``persistent: true``), a Python plugin, ``command_guard``, ``dangerous_patterns``,
   ``redact_secrets``.
 - (c) the same five guards without the service: five command hooks of Claude Code's own, each
@@ -261,12 +261,12 @@ def main() -> None:
                 f"command hook sleeping {SLEEP * 1000:.0f} ms (line timing check)": project_with(
                     root, "sleep", [{"type": "command", "command": f"sleep {SLEEP}"}]),
                 "(b) install-into claude --via http -> serve, 5 guards": root / "b-http",
-                "(b) install-into claude (default: client) -> serve, 5 guards": root / "b-client",
+                "(b) install-into claude --via client -> serve, 5 guards": root / "b-client",
                 "(c) 5 guards as 5 command hooks (client, no service)": project_with(
                     root, "c", [{"type": "command", "command": " ".join([*client, str(h)])}
                                 for h in alone]),
             }  # fmt: skip
-            for name, via in (("b-http", ["--via", "http"]), ("b-client", [])):
+            for name, via in (("b-http", ["--via", "http"]), ("b-client", ["--via", "client"])):
                 (root / name).mkdir()
                 hermes(served, "install-into", "claude", *via, "--project", str(root / name),
                        "--yes")  # fmt: skip

@@ -89,7 +89,10 @@ def test_install_into_routes_every_mapped_event_and_our_readers_read_it_back(wor
             assert entry["url"].endswith(f"/v1/hooks/{agent}/{event}")
             continue
         words = shlex.split(command_of(agent, entry))
-        assert words[1:] == ["hooks", "client", agent, event, "--home", str(world["home"])]
+        # Claude Code's one client entry (SessionStart, where it runs no http hook) checks the
+        # http route the others take
+        check = ["--check-http"] if agent == "claude" else []
+        assert words[1:] == ["hooks", "client", agent, event, "--home", str(world["home"]), *check]
         assert Path(words[0]).name == "hermes"
     # our own readers take every entry as that agent's hook of that event, with no complaint
     config = {"hooks_sources": [agent], "allowed_http_hook_urls": ["http://127.0.0.1:8765/*"]}
@@ -114,16 +117,15 @@ def test_decision_events_fail_closed_in_the_agents_own_setting(world):
     claude = dict(
         entries("claude", json.loads((world["project"] / PROJECT_FILE["claude"]).read_text()))
     )
-    assert claude["PreToolUse"] == {
-        "type": "command",
-        "command": claude["PreToolUse"]["command"],
-        "onFailure": "block",
-    }
-    assert claude["PermissionRequest"]["onFailure"] == "block"
-    # an event that decides nothing goes over Claude Code's http hook, which cannot fall back
+    # by default every Claude Code event it runs an http hook on goes over http; a decision
+    # event blocks when the service does not answer
+    for event in ("PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop"):
+        assert claude[event]["type"] == "http" and claude[event]["onFailure"] == "block", event
+    # an event that decides nothing does not block
     assert claude["SessionEnd"]["type"] == "http" and "onFailure" not in claude["SessionEnd"]
-    # except where Claude Code skips http hooks
+    # except where Claude Code skips http hooks: the client, which checks the http route
     assert claude["SessionStart"]["type"] == "command" and "onFailure" not in claude["SessionStart"]
+    assert shlex.split(claude["SessionStart"]["command"])[-1] == "--check-http"
     cursor = dict(
         entries("cursor", json.loads((world["project"] / PROJECT_FILE["cursor"]).read_text()))
     )
@@ -133,12 +135,14 @@ def test_decision_events_fail_closed_in_the_agents_own_setting(world):
     assert "failClosed" not in cursor["afterShellExecution"]  # Cursor reads no answer there
 
 
-def test_claude_via_http_blocks_on_failure_and_never_writes_the_token(world):
+@pytest.mark.parametrize("via", [[], ["--via", "auto"], ["--via", "http"]])
+def test_claude_via_http_blocks_on_failure_and_never_writes_the_token(world, via):
+    """http is the default (auto); ``--via http`` stays as its older name."""
     serve = world["home"] / "serve"
     serve.mkdir()
     (serve / "token").write_text("s3cret-token-value")
     (serve / "url").write_text("http://127.0.0.1:9911\n")
-    out = cli(world, "install-into", "claude", "--via", "http", "--yes")
+    out = cli(world, "install-into", "claude", *via, "--yes")
     assert out.exit_code == 0, out.output
     text = (world["project"] / PROJECT_FILE["claude"]).read_text()
     assert "s3cret-token-value" not in text
@@ -153,6 +157,29 @@ def test_claude_via_http_blocks_on_failure_and_never_writes_the_token(world):
     }
     assert "HERMES_HOOKS_TOKEN" in out.output  # says where the token has to come from
     assert claude["SessionStart"]["type"] == "command"  # Claude Code runs no http hook there
+    assert all(e["type"] == "http" for name, e in claude.items() if name != "SessionStart")
+
+
+def test_claude_via_client_routes_every_event_through_the_client(world):
+    """``--via client``: the in-process fallback when the service is down, for every event."""
+    out = cli(world, "install-into", "claude", "--via", "client", "--yes")
+    assert out.exit_code == 0, out.output
+    claude = dict(
+        entries("claude", json.loads((world["project"] / PROJECT_FILE["claude"]).read_text()))
+    )
+    assert sorted(claude) == sorted(expected_events("claude"))
+    for event, entry in claude.items():
+        assert entry["type"] == "command", event
+        words = shlex.split(entry["command"])
+        assert words[1:] == ["hooks", "client", "claude", event, "--home", str(world["home"])]
+    assert claude["PreToolUse"] == {
+        "type": "command",
+        "command": claude["PreToolUse"]["command"],
+        "onFailure": "block",
+    }
+    assert claude["PermissionRequest"]["onFailure"] == "block"
+    assert "onFailure" not in claude["SessionEnd"] and "onFailure" not in claude["SessionStart"]
+    assert "HERMES_HOOKS_TOKEN" not in out.output  # the client reads the token file itself
 
 
 def test_via_http_is_refused_for_an_agent_without_http_hooks(world):
@@ -509,7 +536,7 @@ def test_a_linked_settings_file_stays_a_link_and_the_file_behind_it_changes(worl
     link.symlink_to(real)
     out = cli(world, "install-into", "claude", "--user", "--yes")
     assert out.exit_code == 0, out.output
-    assert link.is_symlink() and "hooks client claude PreToolUse" in real.read_text()
+    assert link.is_symlink() and "/v1/hooks/claude/PreToolUse" in real.read_text()
     assert (dotfiles / "claude-settings.json.hermes-hooks.bak").read_text() == '{"model": "opus"}\n'
     assert cli(world, "uninstall-from", "claude", "--user", "--yes").exit_code == 0
     assert link.is_symlink() and real.read_text() == '{"model": "opus"}\n'

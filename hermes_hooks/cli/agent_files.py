@@ -23,13 +23,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from hermes_hooks import catalogue
+from hermes_hooks.serve.client import CHECK_HTTP
+from hermes_hooks.serve.files import TOKEN_VAR
 
-#: The variable Claude Code's http hooks read the service's token from (never the token itself
-#: in a settings file: ``headers`` interpolate it, ``allowedEnvVars`` lets them).
-TOKEN_VAR = "HERMES_HOOKS_TOKEN"
-#: Transports: ``auto`` (Claude Code: http for events that decide nothing, the client for
-#: decision events; other agents: the client), ``http`` (Claude Code only: every event over
-#: http, decision events with ``onFailure: block``), ``client`` (every event through the client).
+#: Transports: ``auto`` (Claude Code: its http hook type for every event it runs one on,
+#: decision events with ``onFailure: block``, so a service that is down or refuses the token
+#: blocks them; other agents: the client), ``http`` (the same as ``auto``, kept for the scripts
+#: that name it; Claude Code only), ``client`` (every event through the client, which runs the
+#: hooks in-process when the service is down).
 VIAS = ("auto", "http", "client")
 #: Seconds Claude Code waits for the service on an http hook (its own default, 600 s, would
 #: hold a session that long on a service that hangs).
@@ -129,9 +130,14 @@ def transport(agent: str, route: Route, via: str) -> str:
     """``http`` or ``client`` for this event."""
     if not route.http or via == "client":  # Claude Code skips http hooks on SessionStart
         return "client"
-    if via == "http":
-        return "http"
-    return "client" if route.decision else "http"
+    return "http"
+
+
+def checks_http(agent: str, via: str) -> bool:
+    """Whether the client entries of this install check the http route (``--check-http``:
+    the service answers and takes ``$HERMES_HOOKS_TOKEN``, said at the session's start when not):
+    Claude Code's, unless every event goes through the client."""
+    return agent == "claude" and via != "client"
 
 
 def handler(agent: str, route: Route, setup: Setup, via: str) -> dict[str, Any]:
@@ -147,9 +153,10 @@ def handler(agent: str, route: Route, setup: Setup, via: str) -> dict[str, Any]:
         if route.decision:
             entry["onFailure"] = "block"
         return entry
-    command = shlex.join(
-        [setup.hermes, "hooks", "client", agent, route.event, "--home", str(setup.home)]
-    )
+    words = [setup.hermes, "hooks", "client", agent, route.event, "--home", str(setup.home)]
+    if checks_http(agent, via):
+        words.append(CHECK_HTTP)
+    command = shlex.join(words)
     if agent == "copilot":
         return {"type": "command", "bash": command}
     entry = {"type": "command", "command": command} if agent != "cursor" else {"command": command}
@@ -234,6 +241,9 @@ class Found:
 
     intact: list[str] = field(default_factory=list)  # events routed here as written
     changed: list[str] = field(default_factory=list)  # "hooks.E[i]...: why" of edited ones
+    #: events whose entry of ours is the agent's http hook with ``onFailure: block``: blocked
+    #: while the service is down or refuses the token (no client to fall back)
+    blocked_when_down: list[str] = field(default_factory=list)
 
 
 def _handlers(agent: str, items: list[Any]) -> Iterator[tuple[str, Any]]:
@@ -269,6 +279,8 @@ def survey(agent: str, data: Any, setup: Setup) -> Found:
                 found.changed.append(f"{where}: names another event than {name!r}")
             else:
                 found.intact.append(str(name))
+                if entry.get("type") == "http" and entry.get("onFailure") == "block":
+                    found.blocked_when_down.append(str(name))
     return found
 
 

@@ -14,10 +14,11 @@ import copy
 import difflib
 import json
 import os
+import shlex
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -244,8 +245,10 @@ _yes_opt = click.option("--yes", "-y", is_flag=True, help="Write without asking 
     type=click.Choice(files.VIAS),
     default="auto",
     show_default=True,
-    help="Claude Code only: its http hook type for events that decide nothing (auto), for every "
-    "event (http: fastest, no fallback when the service is down) or none (client).",
+    help="Claude Code only: its http hook type for every event it runs one on (auto, or its "
+    "older name http: fastest; while the service is down or the token is missing, decision "
+    "events are blocked), or `hermes hooks client` for every event (client: runs the hooks "
+    "in-process when the service is down).",
 )
 @click.pass_obj
 def install_into_cmd(
@@ -290,10 +293,8 @@ def _notes(agent: str, path: Path, where: Path | None, setup: files.Setup, via: 
     decisions = [r.event for r in routed if r.decision]
     echo(f"{agent}: {len(routed)} event(s) route to hermes-hooks; decision events (fail "
          f"closed): {', '.join(decisions) or 'none'}")  # fmt: skip
-    if any(files.transport(agent, r, via) == "http" for r in routed):
-        echo(f"Claude Code's http hooks send the token from ${files.TOKEN_VAR}: export "
-             f"{files.TOKEN_VAR}=\"$(cat {setup.home / 'serve' / 'token'})\" where you start "
-             f"claude; the service is at {setup.url}")  # fmt: skip
+    if files.checks_http(agent, via):
+        _http_notes(agent, setup, routed, via)
     if not os.path.isabs(setup.hermes):
         echo(f"warning: no `hermes` script beside {sys.executable} or on PATH: the entries run "
              f"`{setup.hermes}` from {agent}'s PATH; install hermes-hooks there")  # fmt: skip
@@ -303,6 +304,26 @@ def _notes(agent: str, path: Path, where: Path | None, setup: files.Setup, via: 
     if agent == "copilot" and where is not None:
         echo(f"note: {path} is inside the repository and names this machine's paths: keep it "
              "out of commits (.git/info/exclude) or install with --user")  # fmt: skip
+
+
+def _http_notes(agent: str, setup: files.Setup, routed: list[files.Route], via: str) -> None:
+    """What Claude Code's http route needs (the token in its environment, the service up), and
+    whether the service answers now."""
+    from ..serve.client import http_problems
+    from ..serve.files import export_line
+
+    blocked = [r.event for r in routed if r.decision and files.transport(agent, r, via) == "http"]
+    echo(f"Claude Code's http hooks send the token from ${files.TOKEN_VAR}: run "
+         f"`{export_line(setup.home)}` where you start claude. While the service at "
+         f"{setup.url} is down or refuses that token, Claude Code blocks its decision events "
+         f"({', '.join(blocked)}: every tool call is blocked), and the SessionStart hook says "
+         "so when a session starts; `--via client` runs the hooks in-process instead when "
+         "the service is down (slower, same decisions)")  # fmt: skip
+    problems = http_problems(setup.home, os.environ.get(files.TOKEN_VAR), 1.0, "this shell")
+    if not problems:
+        echo(f"the service at {setup.url} answers now and takes ${files.TOKEN_VAR}")
+    for text in problems:
+        echo(f"warning: {text}")
 
 
 @click.command("uninstall-from")
@@ -375,10 +396,21 @@ class Routing:
     intact: list[str]
     changed: list[str]
     problem: str | None = None  # the file cannot be read
+    blocked_when_down: list[str] = field(default_factory=list)  # its http decision events
 
     def as_dict(self) -> dict[str, Any]:
         return {"agent": self.agent, "file": str(self.path), "events": self.intact,
-                "changed": self.changed, "problem": self.problem}  # fmt: skip
+                "changed": self.changed, "problem": self.problem,
+                "blocked_when_down": self.blocked_when_down,
+                "when_down": self.when_down()}  # fmt: skip
+
+    def when_down(self) -> str:
+        """What the agent does while the service is down."""
+        if self.blocked_when_down:
+            return (f"{self.agent} blocks {len(self.blocked_when_down)} decision event(s) "
+                    f"({', '.join(self.blocked_when_down)}): every tool call is blocked until "
+                    "the service answers (its http hooks fail closed)")  # fmt: skip
+        return "the client runs the hooks in-process (slower, same decisions)"
 
 
 def routing(home: Path, project: Path) -> list[Routing]:
@@ -400,7 +432,9 @@ def routing(home: Path, project: Path) -> list[Routing]:
                 continue
             found = files.survey(agent, data, setup)
             if found.intact or found.changed:
-                out.append(Routing(agent, path, found.intact, found.changed))
+                out.append(
+                    Routing(agent, path, found.intact, found.changed, None, found.blocked_when_down)
+                )
     return out
 
 
@@ -425,7 +459,8 @@ def health(home: Path, timeout: float = 1.0) -> tuple[bool, str]:
         return False, f"{url} answered {exc.code}"
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        return False, f"{url} does not answer ({reason}); start it with `hermes hooks serve`"
+        return False, (f"{url} does not answer ({reason}); start it with `hermes hooks serve "
+                       f"--home {shlex.quote(str(home))}`")  # fmt: skip
 
 
 def reads_agent_files(state: State, agent: str) -> str | None:
@@ -475,12 +510,19 @@ def checks(state: State, project: Path) -> list[tuple[str, str, list[tuple[bool,
     if found:
         up, said = health(home)
         lines = [(True, said if up else f"warning: {said}; agents route here, so until it "
-                  "answers each event starts `hermes hooks client`, which runs the hooks "
-                  "in-process (slower), and Claude Code's http hooks fail")]  # fmt: skip
-        if http and not os.environ.get(files.TOKEN_VAR):
+                  "answers: " + "; ".join(f"{r.agent} ({r.path}): {r.when_down()}"
+                                          for r in found))]  # fmt: skip
+        if http and up:
+            from ..serve.client import http_problems
+
+            for text in http_problems(home, os.environ.get(files.TOKEN_VAR), 1.0, "this shell"):
+                lines.append((True, f"warning: {text} (until it is set right where claude "
+                              "starts, Claude Code blocks every tool call)"))  # fmt: skip
+        elif http and not os.environ.get(files.TOKEN_VAR):
+            from ..serve.files import export_line
+
             lines.append((True, f"warning: Claude Code's http hooks send ${files.TOKEN_VAR}, "
-                          "which is not set here: export it where claude starts "
-                          f"({files.TOKEN_VAR}=\"$(cat {home / 'serve' / 'token'})\")"))  # fmt: skip
+                          f"which is not set here: `{export_line(home)}` where claude starts"))  # fmt: skip
         out.append(("service", files.service_url(home), lines))
     return out
 

@@ -125,8 +125,10 @@ def _routed(routed: list[dict[str, Any]]) -> None:
             echo(f"  ! {text}")
     if routed:
         up = routed[0]["service_up"]
-        echo(f"service: {routed[0]['service']}" + ("" if up else " (the client falls back "
-             "in-process)"))  # fmt: skip
+        echo(f"service: {routed[0]['service']}")
+        if not up:
+            for r in routed:
+                echo(f"  while it is down: {r['when_down']}")
         echo("")
 
 

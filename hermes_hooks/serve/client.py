@@ -7,6 +7,12 @@ not answer (no URL, refused, a time-out, a 5xx, a bad token) it runs the same ha
 in-process (``load()`` of the home: slower, the same decisions). When that fails too, a
 decision event gets the agent's block form (fail closed), with the reason on stderr.
 
+With ``--check-http`` (what install-into writes on Claude Code's ``SessionStart`` when its other
+events go over Claude Code's http hook type, which has no fallback) it also checks that the
+service answers and takes the token in ``$HERMES_HOOKS_TOKEN``, and when not, says what is wrong
+and the fix in the session's ``systemMessage`` and on stderr: until then Claude Code blocks every
+decision event.
+
 Only the standard library (and :mod:`.files`, :mod:`hermes_hooks.home`) is imported until the
 service has answered or failed to: a hook call costs the agent one short process.
 """
@@ -15,28 +21,36 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import socket
 import sys
 import time
 from typing import Any
 
 from ..home import find_home
-from .files import TokenError, read_token, read_url, serve_dir
+from .files import TOKEN_VAR, TokenError, export_line, read_token, read_url, serve_dir
 
 #: Seconds the service has to answer (``--timeout``, ``$HERMES_HOOKS_CLIENT_TIMEOUT``).
 TIMEOUT = 30.0
 #: Seconds to connect (a service that is up accepts at once).
 CONNECT_TIMEOUT = 1.0
-USAGE = "usage: hermes hooks client AGENT EVENT [--home DIR] [--timeout SECONDS] < payload.json"
+#: Seconds ``--check-http`` gives the service to answer its probe.
+PROBE_TIMEOUT = 2.0
+CHECK_HTTP = "--check-http"
+USAGE = ("usage: hermes hooks client AGENT EVENT [--home DIR] [--timeout SECONDS] "
+         f"[{CHECK_HTTP}] < payload.json")  # fmt: skip
 
 
 class Unavailable(Exception):
     """The service did not answer (the message says how)."""
 
 
-def post(url: str, token: str, path: str, body: bytes, timeout: float) -> tuple[int, bytes]:
-    """POST ``body`` to ``url`` + ``path``: the status and the body of the reply (HTTP/1.1,
-    one request, ``Connection: close``)."""
+def post(
+    url: str, token: str | None, path: str, body: bytes, timeout: float, method: str = "POST"
+) -> tuple[int, bytes]:
+    """POST ``body`` (or another ``method``) to ``url`` + ``path`` with ``token`` (none: no
+    ``Authorization``): the status and the body of the reply (HTTP/1.1, one request,
+    ``Connection: close``)."""
     if not url.startswith("http://"):
         raise Unavailable(f"service URL {url!r} is not http://host:port")
     hostport = url[len("http://") :].rstrip("/")
@@ -48,8 +62,9 @@ def post(url: str, token: str, path: str, body: bytes, timeout: float) -> tuple[
     except (OSError, ValueError) as exc:
         raise Unavailable(f"cannot connect to {url}: {exc}") from None
     try:
+        auth = f"Authorization: Bearer {token}\r\n" if token is not None else ""
         head = (
-            f"POST {path} HTTP/1.1\r\nHost: {hostport}\r\nAuthorization: Bearer {token}\r\n"
+            f"{method} {path} HTTP/1.1\r\nHost: {hostport}\r\n{auth}"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
             "Connection: close\r\n\r\n"
         )
@@ -167,13 +182,74 @@ def run(agent: str, event: str, home: Any, body: bytes, timeout: float = TIMEOUT
     return reply
 
 
+def http_problems(
+    home: Any,
+    token: str | None,
+    timeout: float = PROBE_TIMEOUT,
+    where: str = "Claude Code's environment",
+) -> list[str]:
+    """What keeps Claude Code's http hooks from reaching ``home``'s service with ``token`` (the
+    value of ``$HERMES_HOOKS_TOKEN`` in ``where``), each with its fix; ``[]`` when the service
+    answers and takes the token (``GET /v1/health`` with it)."""
+    serve = f"`hermes hooks serve --home {shlex.quote(str(home))}`"
+    export = f"`{export_line(home)}` where you start claude, then start it again"
+    out: list[str] = []
+    try:
+        url = read_url(home)
+    except OSError:
+        out.append(f"no hermes-hooks service has run for {home} (no {serve_dir(home) / 'url'}): "
+                   f"start it with {serve}")  # fmt: skip
+        url = ""
+    status = 0
+    if url:
+        try:
+            status, content = post(url, token or None, "/v1/health", b"", timeout, "GET")
+        except Unavailable as exc:
+            out.append(f"the hermes-hooks service does not answer ({exc}): start it with {serve}")
+        else:
+            if status not in (200, 401):
+                said = content[:200].decode("utf-8", "replace")
+                out.append(f"{url}/v1/health answered {status} ({said}): restart it with {serve}")
+    if not token:
+        out.append(f"${TOKEN_VAR} is not set in {where}, so Claude Code's http hooks "
+                   f"send no token and the service refuses them: {export}")  # fmt: skip
+    elif status == 401:
+        out.append(f"${TOKEN_VAR} in {where} is not the token of the service "
+                   f"at {url} (it answered 401): {export}")  # fmt: skip
+    return out
+
+
+def warned(event: str, reply: dict[str, Any], problems: list[str]) -> dict[str, Any]:
+    """``reply`` (Claude Code's command-hook reply) with ``problems`` said to the person: in
+    the ``systemMessage`` Claude Code shows, and on stderr."""
+    text = (
+        "hermes-hooks: Claude Code's hooks reach the hermes-hooks service over http, and "
+        + "; and ".join(problems)
+        + ". Until then Claude Code blocks every decision event (each tool call, prompt, "
+        "permission request and stop)."
+    )
+    raw = str(reply.get("stdout") or "")
+    try:
+        body = json.loads(raw) if raw.strip() else {}
+    except ValueError:
+        body = None
+    if not isinstance(body, dict):  # plain text on stdout is context to Claude Code
+        more = {"hookEventName": event, "additionalContext": raw}
+        body = {"hookSpecificOutput": more}
+    said = body.get("systemMessage")
+    body["systemMessage"] = f"{said}\n{text}" if isinstance(said, str) and said else text
+    stderr = str(reply.get("stderr") or "").rstrip("\n")
+    return {**reply, "stdout": json.dumps(body), "stderr": f"{stderr}\n{text}" if stderr else text}
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``hermes hooks client AGENT EVENT [--home DIR] [--timeout S]``: stdin in, the agent's
-    reply out; returns the exit code."""
+    """``hermes hooks client AGENT EVENT [--home DIR] [--timeout S] [--check-http]``: stdin
+    in, the agent's reply out; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
     home: str | None = None
     timeout = float(os.environ.get("HERMES_HOOKS_CLIENT_TIMEOUT") or TIMEOUT)
     positional: list[str] = []
+    check = False
     i = 0
     try:
         while i < len(args):
@@ -189,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                 home = arg.split("=", 1)[1]
             elif arg.startswith("--timeout="):
                 timeout = float(arg.split("=", 1)[1])
+            elif arg == CHECK_HTTP:
+                check = True
             elif arg in ("-h", "--help"):
                 sys.stdout.write(USAGE + "\n")
                 return 0
@@ -199,12 +277,19 @@ def main(argv: list[str] | None = None) -> int:
             i += 1
         if len(positional) != 2:
             raise ValueError("AGENT and EVENT are needed")
+        if check and positional[0] != "claude":
+            raise ValueError(f"{CHECK_HTTP} is for Claude Code's http hooks: agent claude only")
     except ValueError as exc:
         sys.stderr.write(f"hermes hooks client: {exc}\n{USAGE}\n")
         return 2
     agent, event = positional
     body = sys.stdin.buffer.read()
-    reply = run(agent, event, find_home(home), body, timeout)
+    where = find_home(home)
+    reply = run(agent, event, where, body, timeout)
+    if check:
+        problems = http_problems(where, os.environ.get(TOKEN_VAR))
+        if problems:
+            reply = warned(event, reply, problems)
     if reply.get("stdout"):
         sys.stdout.write(reply["stdout"] + "\n")
     if reply.get("stderr"):

@@ -12,6 +12,10 @@ import os
 import stat
 from pathlib import Path
 
+#: The variable Claude Code's http hooks read the service's token from (never the token itself
+#: in a settings file: ``headers`` interpolate it, ``allowedEnvVars`` lets them).
+TOKEN_VAR = "HERMES_HOOKS_TOKEN"
+
 
 class TokenError(Exception):
     """A token file that cannot be trusted or read (the message says how to fix it)."""
@@ -62,3 +66,8 @@ def ensure_token(path: Path) -> str:
 def read_url(home: Path) -> str:
     """The base URL the home's service wrote (``OSError`` when there is none)."""
     return (serve_dir(home) / "url").read_text(encoding="utf-8").strip()
+
+
+def export_line(home: Path) -> str:
+    """The shell line that puts the service's token where Claude Code's http hooks read it."""
+    return f'export {TOKEN_VAR}="$(cat {serve_dir(home) / "token"})"'

@@ -2,8 +2,9 @@
 
 The hook system of one home behind HTTP: ``POST /v1/hooks/<agent>/<event>`` answers a command
 hook of that agent (:func:`hermes_hooks.serve.answering.handle`), ``GET /v1/health`` says the service
-is up. A plain ASGI application run by uvicorn (the ``serve`` extra, imported only here and only
-by :func:`run`), one ``load()`` per worker process at its start.
+is up (and, given a bearer token, whether it is the service's: 401 when not). A plain ASGI
+application run by uvicorn (the ``serve`` extra, imported only here and only by :func:`run`),
+one ``load()`` per worker process at its start.
 
 The bearer token lives in ``<home>/serve/token`` (0600, its directory 0700, written at the
 first start); ``<home>/serve/url`` is the base URL the service listens on, for the client.
@@ -79,7 +80,15 @@ class App:
             if method != "GET":
                 await _reply(send, 405, {"error": "use GET"}, allow="GET")
                 return
-            await _reply(send, 200, {"status": "ok", "service": "hermes-hooks"})
+            # a token sent along is checked (a client's cheap probe of its token): 401 if wrong
+            given = dict(scope.get("headers") or []).get(b"authorization")
+            if given is not None and not hmac.compare_digest(given, self.expected):
+                await _reply(send, 401, {"error": "this token is not the service's (the token "
+                                         "is in <home>/serve/token)"},
+                             www_authenticate="Bearer")  # fmt: skip
+                return
+            ok = {"status": "ok", "service": "hermes-hooks"}
+            await _reply(send, 200, ok if given is None else {**ok, "token": "accepted"})
             return
         if not path.startswith(PREFIX) or path.count("/") != 4:
             await _reply(send, 404, {"error": f"no such endpoint {path!r}; "

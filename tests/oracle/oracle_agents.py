@@ -36,6 +36,26 @@ class AgentRun:
         return [f"{r.method} {r.path}" for r in self.requests if r.refused]
 
 
+def hook_responses(stdout: str, event: str) -> list[dict[str, Any]]:
+    """Claude Code's ``hook_response`` lines for ``event`` in its ``--output-format stream-json
+    --verbose --include-hook-events`` output: each hook's ``stdout``, ``stderr``,
+    ``exit_code`` and ``outcome`` (where a SessionStart hook's ``systemMessage`` shows in a
+    ``-p`` run: in its ``stdout``)."""
+    out = []
+    for line in stdout.splitlines():
+        try:
+            item = json.loads(line)
+        except ValueError:
+            continue
+        if (
+            isinstance(item, dict)
+            and item.get("subtype") == "hook_response"
+            and item.get("hook_event") == event
+        ):
+            out.append(item)
+    return out
+
+
 def recorder_command(record: Path) -> str:
     """A hook command appending its stdin (one line of JSON) and a newline to ``record``
     (always no opinion; :func:`read_records` skips the empty lines). A shell, not Python: it runs
@@ -100,10 +120,12 @@ def run_claude(
     prompt: str = "Run the command, please.",
     allowed_tools: str | None = "Bash",
     record: Path | None = None,
+    extra: dict[str, str] | None = None,
 ) -> AgentRun:
     """``claude -p`` with hooks from one settings file (no other setting source); with
     ``settings=None``, from the project's ``.claude/settings.local.json`` alone (what
-    ``hermes hooks install-into claude --project`` writes)."""
+    ``hermes hooks install-into claude --project`` writes). ``extra``: more of its environment
+    (``HERMES_HOOKS_TOKEN`` for the http hooks install-into writes)."""
     home, project = _dirs(root)
     cmd = [str(binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
            "--include-hook-events"]  # fmt: skip
@@ -122,7 +144,7 @@ def run_claude(
             "ANTHROPIC_API_KEY": "sk-ant-oracle-not-a-key",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         })  # fmt: skip
-        return _finish(cmd, project, env, model, record)
+        return _finish(cmd, project, {**env, **(extra or {})}, model, record)
 
 
 def run_gemini(

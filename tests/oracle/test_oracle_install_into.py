@@ -1,8 +1,10 @@
-"""The real Claude Code, configured only by `hermes hooks install-into claude --via http`: it
-reads the file install-into wrote (`.claude/settings.local.json`, the only setting source of
-the run), posts its events to the service URL with the token taken from `$HERMES_HOOKS_TOKEN`,
-obeys the service's deny, runs no http hook on SessionStart, and blocks a tool call when the
-service does not answer (`onFailure: "block"`).
+"""The real Claude Code, configured only by `hermes hooks install-into claude` (its default:
+Claude Code's http hook type): it reads the file install-into wrote
+(`.claude/settings.local.json`, the only setting source of the run), posts its events to the
+service URL with the token taken from `$HERMES_HOOKS_TOKEN`, obeys the service's deny, runs no
+http hook on SessionStart (there the client checks the service and the token, quiet when both
+are right), and blocks a tool call when the service does not answer (`onFailure: "block"`),
+after its SessionStart hook said so on the terminal (`systemMessage`).
 
 The service here is a stand-in on 127.0.0.1 that records each request and denies one marked
 command (the real one is `hermes hooks serve`); what is checked is the configuration
@@ -21,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from oracle_agents import RUN_TIMEOUT, base_env
+from oracle_agents import RUN_TIMEOUT, base_env, hook_responses
 from oracle_install import Installed
 from oracle_servers import FakeModel, ToolCall
 
@@ -30,6 +32,7 @@ from hermes_hooks.cli import hoist_global_options, hooks_group
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
 TOKEN = "oracle-token-0123456789"
+WARNING = "hermes-hooks: Claude Code's hooks reach the hermes-hooks service over http"
 DENIED = "ORC-INSTALL-denied by the stand-in service"
 
 
@@ -44,6 +47,13 @@ class Service:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:  # noqa: N802 (the SessionStart client's probe)
+                given = self.headers.get("Authorization")
+                ok = self.path == "/v1/health" and given in (None, f"Bearer {TOKEN}")
+                self.send_response(200 if ok else 401)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -89,11 +99,18 @@ def _install(root: Path, url: str) -> Path:
     (home / "serve").mkdir(parents=True)
     (home / "serve" / "url").write_text(url + "\n")
     project.mkdir()
-    argv = ["--home", str(home), "install-into", "claude", "--via", "http",
+    argv = ["--home", str(home), "install-into", "claude",
             "--project", str(project), "--yes"]  # fmt: skip
     out = CliRunner().invoke(hooks_group, hoist_global_options(argv), catch_exceptions=False)
     assert out.exit_code == 0, out.output
     return project
+
+
+def _session_start(output: str) -> dict[str, Any]:
+    """What the SessionStart hook (the client) answered: its stdout's JSON and its stderr."""
+    said = hook_responses(output, "SessionStart")
+    assert len(said) == 1 and said[0]["outcome"] == "success", output[-3000:]
+    return {**json.loads(said[0]["stdout"]), "stderr": said[0]["stderr"]}
 
 
 def _claude(binary: Path, root: Path, project: Path, command: str) -> tuple[str, FakeModel]:
@@ -134,6 +151,9 @@ def test_claude_code_posts_its_events_to_the_service_and_obeys_its_deny(
     assert "/v1/hooks/claude/SessionStart" not in paths  # Claude Code runs no http hook there
     assert not marker.exists()
     assert DENIED in _tool_results(model)
+    # the service answers and takes the token: the SessionStart check says nothing
+    started = _session_start(output)
+    assert "systemMessage" not in started and WARNING not in output, started
 
 
 def test_claude_code_blocks_the_call_when_the_service_fails_to_answer_it(
@@ -160,3 +180,10 @@ def test_claude_code_blocks_the_prompt_when_no_service_answers(
     assert not marker.exists()
     assert _tool_results(model) == "[]"  # UserPromptSubmit failed closed: no model call at all
     assert "ECONNREFUSED" in output
+    # the SessionStart hook (the client) said why, and the fix, before anything was blocked: in
+    # its systemMessage (what Claude Code shows) and on its stderr
+    message = _session_start(output)["systemMessage"]
+    assert message.startswith(WARNING) and "does not answer" in message, message
+    assert f"hermes hooks serve --home {tmp_path / 'hermes'}" in message
+    assert "Until then Claude Code blocks every decision event" in message
+    assert message in _session_start(output)["stderr"]

@@ -13,16 +13,26 @@ the agent run's own fake home), against one real home:
   settings file of the home, `hooks_settings_files`, with `if: Bash(*ORC-REQ*)`) but its script
   does not exist. A required guard that is configured nowhere blocks every guarded event (every
   tool call: docs/host-api.md), which would hide the rewrite here; the `if` rule scopes it to
-  the marked call. (`if` is read in Claude Code settings files only, not in config.yaml.)
+  the marked call (`if` is read in Claude Code settings files only, not in config.yaml), and
+  scenario d shows the guard configured nowhere in a home of its own.
 
-Each agent gets one start per scenario, with every scripted call in it:
+Claude Code is installed twice: as by default (``claude``: its http hook type, no fallback) and
+with ``--via client`` (``claude-client``: the client's in-process fallback). Each agent gets one
+start per scenario, with every scripted call in it:
 
-a) `hermes hooks serve` running: each guard blocks its call and its message reaches the model
-   (the fake model's recorded requests), the rewrite takes effect where the agent takes one, a
-   context line from `UserPromptSubmit` / `BeforeAgent` reaches the model;
-b) the service stopped: the same, through the client's in-process fallback;
+a) `hermes hooks serve` running (Claude Code with `$HERMES_HOOKS_TOKEN` set): each guard blocks
+   its call and its message reaches the model (the fake model's recorded requests), the rewrite
+   takes effect where the agent takes one, a context line from `UserPromptSubmit` /
+   `BeforeAgent` reaches the model; Claude Code's SessionStart check says nothing;
+b) the service stopped: the same, through the client's in-process fallback (Codex, Gemini CLI,
+   ``claude-client``); ``claude`` instead blocks its first decision event (the prompt: nothing
+   runs, the model is never asked, the block is in its output) after its SessionStart hook said
+   the service does not answer, the fix, and that decision events are blocked until then;
 c) the service down and the home unloadable (a plugin raising KeyboardInterrupt at import):
-   the first decision event of the run (the prompt) blocks, so nothing runs.
+   the first decision event of the run (the prompt) blocks, so nothing runs;
+d) a home whose config.yaml holds only `plugins: {required: [nowhere-guard]}`, a guard
+   configured nowhere, the service running: each agent's first harmless tool call is blocked and
+   the block names the guard and the fix (a home of its own: here every tool call blocks).
 
 Cursor and Copilot have no offline CLI here: their documented payloads go through
 `hermes hooks client cursor|copilot EVENT` in each scenario, and the replies have the form
@@ -38,8 +48,9 @@ takes no rewrite (the call is blocked, naming it); Copilot reads nothing of
 `userPromptSubmitted` (reported, `{}`); Cursor takes a rewrite on `preToolUse` only; Codex
 shows no hook's reason in `codex exec --json` when the prompt is blocked.
 
-Measured on the 2-core CI machine (shared): about 52 s for the module (a: 11 s, b: 30 s, the
-in-process fallback loading the home once per hook event, c: 6 s, set-up: 4 s).
+Measured on the 2-core CI machine (shared with other runs): about 65 s for the module (a: 11 s,
+b: 31 s, the in-process fallback loading the home once per hook event, c: 9 s, d: 5 s and 1 s
+of set-up, the first set-up with the agents cached: 8 s).
 """
 
 from __future__ import annotations
@@ -56,10 +67,10 @@ from typing import Any
 
 import pytest
 import yaml
-from oracle_agents import AgentRun, run_claude, run_codex, run_gemini
+from oracle_agents import AgentRun, hook_responses, run_claude, run_codex, run_gemini
 from oracle_install import Installed
 from oracle_servers import ToolCall
-from serve_helpers import HERMES, serving
+from serve_helpers import HERMES, free_port, serving
 
 pytestmark = [pytest.mark.oracle, pytest.mark.slow]
 
@@ -139,20 +150,26 @@ class Agent:
     shell_tool: str
     arg: str
     rewrites: bool  # takes a rewritten tool input (docs/agents.md); else the call is blocked
+    cli: str  # which agent runs: claude, codex, gemini
+    via: tuple[str, ...] = ()  # install-into's --via
 
     @property
     def project(self) -> Path:
         return self.root / "project"
 
     def call(self, command: str) -> ToolCall:
-        extra = {"description": "oracle"} if self.name == "claude" else {}
+        extra = {"description": "oracle"} if self.cli == "claude" else {}
         return ToolCall(self.shell_tool, {self.arg: command, **extra})
 
 
+#: name: (agent, its shell tool, the command's argument, takes a rewrite, install-into's --via).
+#: ``claude`` is installed as by default (its http hook type: no fallback, a stopped service
+#: blocks), ``claude-client`` with ``--via client`` (the in-process fallback).
 AGENTS = {
-    "claude": ("Bash", "command", True),
-    "codex": ("exec_command", "cmd", False),
-    "gemini": ("run_shell_command", "command", True),
+    "claude": ("claude", "Bash", "command", True, ()),
+    "claude-client": ("claude", "Bash", "command", True, ("--via", "client")),
+    "codex": ("codex", "exec_command", "cmd", False, ()),
+    "gemini": ("gemini", "run_shell_command", "command", True, ()),
 }
 
 
@@ -163,7 +180,7 @@ def install_into(hermes_home: Path, agent: Agent) -> None:
     env = {**os.environ, "HOME": str(agent.root / "home")}
     env.pop("HERMES_HOME", None)
     done = subprocess.run(
-        [HERMES, "hooks", "--home", str(hermes_home), "install-into", agent.name,
+        [HERMES, "hooks", "--home", str(hermes_home), "install-into", agent.cli, *agent.via,
          "--project", str(agent.project), "--yes"],
         capture_output=True, text=True, env=env, timeout=60,
     )  # fmt: skip
@@ -176,14 +193,28 @@ class World:
     agents: dict[str, Agent]
     out: Path  # where the scripted commands leave their marks
 
+    @property
+    def port(self) -> str:
+        """The service's port: Claude Code's http hooks name the URL install-into found."""
+        url = (self.hermes_home / "serve" / "url").read_text().strip()
+        return url.rsplit(":", 1)[1]
+
+
+def fix_port(home: Path) -> None:
+    """``<home>/serve/url`` at a free port before install-into runs (it writes the URL into
+    Claude Code's http hooks); the service is then started on that port."""
+    (home / "serve").mkdir(mode=0o700, parents=True)
+    (home / "serve" / "url").write_text(f"http://127.0.0.1:{free_port()}\n")
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     root = tmp_path_factory.mktemp("routed")
     home = make_home(root / "hermes")
+    fix_port(home)
     agents = {}
-    for name, (tool, arg, rewrites) in AGENTS.items():
-        agents[name] = Agent(name, root / name, tool, arg, rewrites)
+    for name, (cli, tool, arg, rewrites, via) in AGENTS.items():
+        agents[name] = Agent(name, root / name, tool, arg, rewrites, cli, via)
         install_into(home, agents[name])
     yield World(home, agents, root / "marks")
 
@@ -206,10 +237,12 @@ def script(agent: Agent, where: Path) -> list[ToolCall]:
     ]
 
 
-def start(agent: Agent, binary: Path, calls: list[ToolCall]) -> AgentRun:
-    if agent.name == "claude":
-        return run_claude(binary, agent.root, None, calls, prompt=PROMPT)
-    if agent.name == "codex":
+def start(agent: Agent, binary: Path, calls: list[ToolCall], home: Path) -> AgentRun:
+    if agent.cli == "claude":  # its http hooks send the token from its environment
+        token = home / "serve" / "token"
+        extra = {"HERMES_HOOKS_TOKEN": token.read_text().strip()} if token.exists() else {}
+        return run_claude(binary, agent.root, None, calls, prompt=PROMPT, extra=extra)
+    if agent.cli == "codex":
         return run_codex(binary, agent.root, None, calls, prompt=PROMPT)
     return run_gemini(binary, agent.root, None, calls, prompt=PROMPT)
 
@@ -330,18 +363,24 @@ def check_drives_blocked(found: list[Drive]) -> None:
 
 
 def run_all(
-    world: World, binaries: dict[str, Path], scenario: str
+    world: World,
+    binaries: dict[str, Path],
+    scenario: str,
+    names: list[str],
+    calls: Any = script,
+    drive_too: bool = True,
 ) -> tuple[dict[str, tuple[AgentRun, Path]], list[Drive]]:
-    """Every agent's start of ``scenario``, side by side, and the Cursor and Copilot drives."""
+    """The start of ``scenario`` of each agent in ``names``, side by side, and the Cursor and
+    Copilot drives."""
 
     def one(name: str) -> tuple[AgentRun, Path]:
         where = marks(world, scenario, name)
         agent = world.agents[name]
-        return start(agent, binaries[name], script(agent, where)), where
+        return start(agent, binaries[agent.cli], calls(agent, where), world.hermes_home), where
 
-    with ThreadPoolExecutor(len(world.agents)) as pool:
-        futures = {name: pool.submit(one, name) for name in world.agents}
-        found = [drive(world.hermes_home, *d) for d in drives()]
+    with ThreadPoolExecutor(len(names)) as pool:
+        futures = {name: pool.submit(one, name) for name in names}
+        found = [drive(world.hermes_home, *d) for d in drives()] if drive_too else []
         return {name: f.result() for name, f in futures.items()}, found
 
 
@@ -374,22 +413,61 @@ def binaries(claude_cli: Installed, codex_cli: Installed, gemini_cli: Installed)
 
 
 def test_a_the_service_decides_for_every_agent(world: World, binaries: dict[str, Path]) -> None:
-    with serving(world.hermes_home, env={"ORC_DECIDER": "service"}):
-        runs, found = run_all(world, binaries, "a")
+    with serving(world.hermes_home, "--port", world.port, env={"ORC_DECIDER": "service"}):
+        runs, found = run_all(world, binaries, "a", ["claude", "codex", "gemini"])
     check_drives(found, in_process=False)
     for name, (run, where) in runs.items():
         check_decisions(name, world.agents[name], run, where, "service")
+        if name == "claude":  # the service answers and takes the token: nothing to warn of
+            said = hook_responses(run.stdout, "SessionStart")
+            assert len(said) == 1 and said[0]["outcome"] == "success", run.stdout[-3000:]
+            assert "systemMessage" not in json.loads(said[0]["stdout"]), said
+            assert WARNING not in run.stdout + run.stderr
+
+
+#: What the SessionStart hook of an http install says when the service or the token is wrong.
+WARNING = "hermes-hooks: Claude Code's hooks reach the hermes-hooks service over http"
+
+
+def check_blocked_without_service(name: str, run: AgentRun, where: Path, home: Path) -> None:
+    """Claude Code installed as by default (http), the service stopped: its SessionStart hook
+    said so and the fix, and the first decision event (the prompt) was blocked, so nothing ran
+    and the model was never asked."""
+    output = run.stdout + run.stderr
+    why = f"{name}: {output[-3000:]}"
+    assert list(where.iterdir()) == [], why
+    tool_turns = [r for r in run.requests if isinstance(r.body, dict) and r.body.get("tools")]
+    assert tool_turns == [], f"{name} asked the model with the prompt: {why}"
+    # the block, as Claude Code shows it
+    assert "UserPromptSubmit operation blocked by hook" in run.stdout, why
+    assert 'blocking because onFailure is \\"block\\"' in run.stdout, why
+    assert "ECONNREFUSED" in run.stdout, why
+    # the SessionStart hook's warning: its systemMessage (what Claude Code shows the person;
+    # in a `-p` stream, the hook_response's stdout) and its stderr
+    said = hook_responses(run.stdout, "SessionStart")
+    assert len(said) == 1 and said[0]["outcome"] == "success", why
+    message = json.loads(said[0]["stdout"])["systemMessage"]
+    assert message.startswith(WARNING) and "does not answer" in message, message
+    assert f"hermes hooks serve --home {home}" in message, message
+    assert "Until then Claude Code blocks every decision event" in message, message
+    assert message in said[0]["stderr"], said
 
 
 def test_b_with_the_service_stopped_the_client_decides_the_same_in_process(
     world: World, binaries: dict[str, Path]
 ) -> None:
+    """Codex, Gemini CLI and Claude Code installed with ``--via client`` fall back to the
+    hooks in-process with the service's decisions; Claude Code installed as by default (its http
+    hook type, which has no fallback) blocks its decision events instead, and says why."""
     # `serving` ended in test a: the URL file still names its port, where nothing listens now
     assert (world.hermes_home / "serve" / "url").exists()
-    runs, found = run_all(world, binaries, "b")
+    runs, found = run_all(world, binaries, "b", list(world.agents))
     check_drives(found, in_process=True)
     for name, (run, where) in runs.items():
-        check_decisions(name, world.agents[name], run, where, "in-process")
+        if name == "claude":
+            check_blocked_without_service(name, run, where, world.hermes_home)
+        else:
+            check_decisions(name, world.agents[name], run, where, "in-process")
 
 
 @pytest.fixture
@@ -406,12 +484,56 @@ def unloadable(world: World) -> Iterator[None]:
 def test_c_with_neither_the_prompt_blocks_and_nothing_runs(
     world: World, binaries: dict[str, Path], unloadable: None
 ) -> None:
-    runs, found = run_all(world, binaries, "c")
+    runs, found = run_all(world, binaries, "c", list(world.agents))
     check_drives_blocked(found)
     for name, (run, where) in runs.items():
         why = f"{name}: {run.stdout[-3000:]}\n{run.stderr[-3000:]}"
         assert list(where.iterdir()) == [], why
         tool_turns = [r for r in run.requests if isinstance(r.body, dict) and r.body.get("tools")]
         assert tool_turns == [], f"{name} asked the model with the prompt: {why}"
-        if name != "codex":  # Codex shows no hook's reason in `codex exec --json`
+        if name == "claude":  # its http hook: the prompt blocked because no service answers
+            assert "UserPromptSubmit operation blocked by hook" in run.stdout, why
+            assert "ECONNREFUSED" in run.stdout, why
+        elif name != "codex":  # Codex shows no hook's reason in `codex exec --json`
             assert "fail closed" in run.stdout + run.stderr, why
+
+
+# ---------------------------------------------------------------- a required guard named nowhere
+
+NOWHERE = "nowhere-guard"
+
+
+@pytest.fixture(scope="module")
+def nowhere(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """A home whose config.yaml holds only ``plugins: {required: [nowhere-guard]}`` (a guard
+    configured nowhere), each agent installed into it as by default."""
+    root = tmp_path_factory.mktemp("nowhere")
+    home = root / "hermes"
+    home.mkdir()
+    (home / "config.yaml").write_text(yaml.safe_dump({"plugins": {"required": [NOWHERE]}}))
+    fix_port(home)
+    agents = {}
+    for name in ("claude", "codex", "gemini"):
+        cli, tool, arg, rewrites, via = AGENTS[name]
+        agents[name] = Agent(name, root / name, tool, arg, rewrites, cli, via)
+        install_into(home, agents[name])
+    yield World(home, agents, root / "marks")
+
+
+def test_d_a_required_guard_configured_nowhere_blocks_the_first_tool_call(
+    nowhere: World, binaries: dict[str, Path]
+) -> None:
+    """The service running: each agent's first harmless tool call is blocked, and the block
+    names the guard and the fix (the model's recorded request: what the agent gives it)."""
+
+    def harmless(agent: Agent, where: Path) -> list[ToolCall]:
+        return [agent.call(f"touch {where}/harmless")]
+
+    with serving(nowhere.hermes_home, "--port", nowhere.port):
+        runs, _ = run_all(nowhere, binaries, "d", list(nowhere.agents), harmless, False)
+    for name, (run, where) in runs.items():
+        seen = model_saw(run)
+        why = f"{name}: {run.stdout[-2000:]}\n{run.stderr[-2000:]}"
+        assert not (where / "harmless").exists(), f"{name} ran the call: {why}"
+        assert f"required guard '{NOWHERE}' is not running" in seen, why
+        assert "remove it from plugins.required" in seen, why
