@@ -36,6 +36,7 @@ from guard_matrix import (
     Scene,
     Way,
     cells,
+    limit,
 )
 from shell_helpers import keep_machine_plugins_out
 
@@ -112,7 +113,7 @@ def run_cell(
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     with ExitStack() as stack:
-        scene = Scene(root, stack)
+        scene = Scene(root, stack, timeout=limit(fault.name))
         way.write(scene, fault.name, fail_closed)
         scene.write_config()
         if scene.sites:
