@@ -320,7 +320,7 @@ def _chat_cell(bridged: Any, root: Path, way: Way, fault: Fault, fail_closed: bo
     from venvs import RUN_HERMES
 
     with ExitStack() as stack:
-        scene = Scene(root, stack)
+        scene = Scene(root, stack, timeout=limit(fault.name))
         way.write(scene, fault.name, fail_closed)
         target = root / "touched"
         model = Model(f"touch {target}")
