@@ -157,11 +157,9 @@ def venvs(
     first use and shared by every test that asks for the same list, in every pytest-xdist worker
     (a worker's base temp directory is inside the run's, which holds the shared ones). Only
     ``slow`` tests may use it (``slow_guard``)."""
-    from venvs import VenvPool
+    from venvs import run_pool
 
-    base = tmp_path_factory.getbasetemp()
-    run_root = base.parent if hasattr(request.config, "workerinput") else base
-    return VenvPool(tmp_path_factory.mktemp("venvs"), shared=run_root / "shared-venvs")
+    return run_pool(request.config, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

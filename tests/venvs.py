@@ -28,6 +28,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 import slow_guard
 
 from hermes_hooks.hermes.patch import SUPPORTED
@@ -334,3 +335,11 @@ class VenvPool:
         steps = ("-e", str(REPO), "pytest")
         shared = self.get(steps, with_pip=True)  # built once: a private copy starts as a clone
         return self.fresh(steps, with_pip=True) if private else shared
+
+
+def run_pool(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> VenvPool:
+    """The ``VenvPool`` of this run: its shared venvs in the run's base temp directory, which a
+    pytest-xdist worker's own base temp directory is inside, its private ones in this worker's."""
+    base = tmp_path_factory.getbasetemp()
+    run_root = base.parent if hasattr(config, "workerinput") else base
+    return VenvPool(tmp_path_factory.mktemp("venvs"), shared=run_root / "shared-venvs")
