@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester", "slow_guard"]
+pytest_plugins = ["pytester", "slow_guard", "oracle_summary"]
 
 DATA = Path(__file__).parent / "data"
 
@@ -20,6 +20,26 @@ DATA = Path(__file__).parent / "data"
 # write bits for group and others and keeps whatever else the caller's umask takes away (077
 # stays 077); the tests of modes set their own umask.
 os.umask(os.umask(0) | 0o022)
+
+#: pytest-xdist workers of a run unless ``-n`` says otherwise. Most of the suite waits (on
+#: subprocesses, time limits, servers) rather than computes, so more workers than cores pay:
+#: measured on 2 cores, see CONTRIBUTING.md.
+WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``python -m pytest`` runs on ``WORKERS`` pytest-xdist workers when xdist is installed and
+    neither ``-n`` (``-n 0``: in this process), ``-p no:xdist`` nor ``--pdb`` says otherwise.
+    Runs before xdist's own hook, which starts the workers from ``-n``."""
+    if (
+        config.pluginmanager.hasplugin("xdist")
+        and not hasattr(config, "workerinput")
+        and config.option.numprocesses is None
+        and not config.option.usepdb
+        and not config.option.collectonly
+    ):
+        config.option.numprocesses = WORKERS
 
 
 @pytest.fixture
@@ -130,13 +150,16 @@ def native_plugin(**impls: Any) -> Any:
 
 
 @pytest.fixture(scope="session")
-def venvs(expensive: None, tmp_path_factory: pytest.TempPathFactory) -> Any:
+def venvs(
+    expensive: None, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+) -> Any:
     """The run's venvs (``venvs.VenvPool``): one per distinct list of install steps, built on
-    first use and shared by every test that asks for the same list. Only ``slow`` tests may
-    use it (``slow_guard``)."""
-    from venvs import VenvPool
+    first use and shared by every test that asks for the same list, in every pytest-xdist worker
+    (a worker's base temp directory is inside the run's, which holds the shared ones). Only
+    ``slow`` tests may use it (``slow_guard``)."""
+    from venvs import run_pool
 
-    return VenvPool(tmp_path_factory.mktemp("venvs"))
+    return run_pool(request.config, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -24,7 +24,6 @@ import socket
 import stat
 import sys
 import textwrap
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -34,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hook_servers import misbehaving
+from hook_servers import misbehaving, serve_in_thread
 
 #: The call every tool guard must stop: a string, judged, never run.
 COMMAND = "rm -rf /tmp/x"
@@ -43,8 +42,13 @@ PROBE = {"tool_name": "terminal", "args": {"command": COMMAND}}
 GATEWAY_EVENT = "command:reset"
 GATEWAY_CONTEXT = {"platform": "cli", "user_id": "u1", "command": "reset", "raw_command": "/reset",
                    "args": "", "raw_args": ""}  # fmt: skip
-#: Every time limit of the matrix (seconds): short, so the cells that wait for one stay fast.
-TIMEOUT = 0.25
+#: The guard's time limit in a cell whose fault is not about time (seconds): generous, so a
+#: healthy guard started on a loaded machine (the suite runs on several workers) is never cut off;
+#: no such cell waits for it.
+TIMEOUT = 5.0
+#: The time limit of a cell whose fault is to run past it (the guard sleeps or drips for seconds):
+#: short, since those cells wait for it (twice: the call, then ``doctor``).
+PAST_LIMIT = 0.1
 REASON = "matrix guard: no rm"
 
 
@@ -58,7 +62,7 @@ FAULTS = (
     Fault("healthy", "no fault: the control column, the guard itself blocks"),
     Fault("crash", "the guard crashes (killed by a signal, an exception, HTTP 500)"),
     Fault("exit-garbage", "the guard exits 3 with garbage on stdout (sys.exit(3) in Python)"),
-    Fault("timeout", f"the guard answers after its {TIMEOUT} s time limit"),
+    Fault("timeout", f"the guard answers after its {PAST_LIMIT} s time limit"),
     Fault("slow-drip", "the guard keeps sending a byte at a time past its time limit"),
     Fault(
         "malformed-reply",
@@ -89,6 +93,8 @@ class Scene:
     after_approval: list[Callable[[], None]] = field(default_factory=list)
     #: Entry-point distributions to put on sys.path: (site directory, module names).
     sites: list[tuple[Path, list[str]]] = field(default_factory=list)
+    #: The guard's time limit (seconds), as its way writes it.
+    timeout: float = TIMEOUT
 
     def __post_init__(self) -> None:
         self.home = self.root / "home"
@@ -197,7 +203,7 @@ def canned(
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    serve_in_thread(httpd)
     try:
         yield f"http://127.0.0.1:{httpd.server_address[1]}"
     finally:
@@ -253,7 +259,11 @@ class ConfigCommand(Way):
             command = self.worker(scene, fault, where)
         else:
             command = shell_guard(scene, fault, self.deny, self.malformed, where)
-        entry: dict[str, Any] = {"command": command, "timeout": TIMEOUT, "name": "matrix-guard"}
+        entry: dict[str, Any] = {
+            "command": command,
+            "timeout": scene.timeout,
+            "name": "matrix-guard",
+        }
         if self.persistent:
             entry["persistent"] = True
         if fail_closed:
@@ -316,7 +326,7 @@ class ConfigHttp(Way):
     def write(self, scene: Scene, fault: str, fail_closed: bool) -> None:
         deny = json.dumps({"action": "block", "message": REASON}).encode()
         url = scene.stack.enter_context(self.server(fault, deny)) + "/guard"
-        entry: dict[str, Any] = {"type": "http", "url": url, "timeout": TIMEOUT,
+        entry: dict[str, Any] = {"type": "http", "url": url, "timeout": scene.timeout,
                                  "name": "matrix-guard"}  # fmt: skip
         if fail_closed:
             entry["fail_closed"] = True
@@ -365,7 +375,7 @@ class ConfigPrompt(Way):
         deny = json.dumps({"decision": "deny", "reason": REASON}).encode()
         base = scene.stack.enter_context(ConfigHttp.server(fault, deny, completion=True))
         entry: dict[str, Any] = {"type": "prompt", "prompt": "May the agent run this? $ARGUMENTS",
-                                 "base_url": base + "/v1", "model": "judge", "timeout": TIMEOUT,
+                                 "base_url": base + "/v1", "model": "judge", "timeout": scene.timeout,
                                  "name": "matrix-guard"}  # fmt: skip
         if fail_closed:
             entry["fail_closed"] = True
@@ -467,7 +477,7 @@ class ClaudeFile(AgentFile):
     fail_key = ("onFailure", "block")
 
     def file(self, scene: Scene, entry: dict[str, Any]) -> Path:
-        entry = {"type": "command", "timeout": TIMEOUT, **entry}
+        entry = {"type": "command", "timeout": scene.timeout, **entry}
         return scene.write_json(scene.project / ".claude" / "settings.json",
                                 {"hooks": {"PreToolUse": [{"matcher": "Bash",
                                                            "hooks": [entry]}]}})  # fmt: skip
@@ -478,7 +488,7 @@ class CodexFile(AgentFile):
     deny, malformed = _claude_deny(), _claude_malformed()
 
     def file(self, scene: Scene, entry: dict[str, Any]) -> Path:
-        entry = {"type": "command", "timeout": TIMEOUT, **entry}
+        entry = {"type": "command", "timeout": scene.timeout, **entry}
         return scene.write_json(scene.project / ".codex" / "hooks.json",
                                 {"hooks": {"PreToolUse": [{"matcher": "Bash",
                                                            "hooks": [entry]}]}})  # fmt: skip
@@ -490,7 +500,7 @@ class GeminiFile(AgentFile):
     malformed = {"decision": "dney", "reason": REASON}
 
     def file(self, scene: Scene, entry: dict[str, Any]) -> Path:
-        entry = {"type": "command", "timeout": int(TIMEOUT * 1000), **entry}
+        entry = {"type": "command", "timeout": int(scene.timeout * 1000), **entry}
         return scene.write_json(scene.project / ".gemini" / "settings.json",
                                 {"hooks": {"BeforeTool": [{"matcher": "run_shell_command",
                                                            "hooks": [entry]}]}})  # fmt: skip
@@ -503,7 +513,7 @@ class CursorFile(AgentFile):
     fail_key = ("failClosed", True)
 
     def file(self, scene: Scene, entry: dict[str, Any]) -> Path:
-        entry = {"timeout": TIMEOUT, **entry}
+        entry = {"timeout": scene.timeout, **entry}
         return scene.write_json(scene.project / ".cursor" / "hooks.json",
                                 {"version": 1, "hooks": {"beforeShellExecution": [entry]}})  # fmt: skip
 
@@ -515,7 +525,7 @@ class CopilotFile(AgentFile):
     command_key = "bash"
 
     def file(self, scene: Scene, entry: dict[str, Any]) -> Path:
-        entry = {"type": "command", "timeoutSec": TIMEOUT, **entry}
+        entry = {"type": "command", "timeoutSec": scene.timeout, **entry}
         return scene.write_json(scene.project / ".github" / "hooks" / "guard.json",
                                 {"version": 1, "hooks": {"preToolUse": [entry]}})  # fmt: skip
 
@@ -585,7 +595,7 @@ class PluginDir(Way):
         pdir.mkdir(parents=True)
         event = "pre_tool_cal" if fault == "typo" else "pre_tool_call"
         (pdir / "__init__.py").write_text(python_module(fault, self.native, event))
-        manifest: dict[str, Any] = {"name": plugin, "timeout": TIMEOUT}
+        manifest: dict[str, Any] = {"name": plugin, "timeout": scene.timeout}
         if fail_closed:
             manifest["fail_closed"] = True
         (pdir / "plugin.yaml").write_text(yaml.safe_dump(manifest))
@@ -624,7 +634,7 @@ class EntryPoint(Way):
         (info / "entry_points.txt").write_text(f"[hermes_hooks]\n{plugin} = {module}\n")
         scene.sites.append((site, [module]))
         plugins = scene.config.setdefault("plugins", {})
-        plugins["hook_callback_timeout"] = TIMEOUT
+        plugins["hook_callback_timeout"] = scene.timeout
         if fail_closed:
             scene.config["fail_closed_events"] = ["pre_tool_call"]
         scene.names += [plugin]
@@ -657,7 +667,7 @@ class GatewayHook(Way):
         hook = scene.home / "hooks" / "matrix-gateway"
         hook.mkdir(parents=True)
         manifest: dict[str, Any] = {"name": "matrix-gateway", "events": ["command:*"],
-                                    "timeout": TIMEOUT}  # fmt: skip
+                                    "timeout": scene.timeout}  # fmt: skip
         if fail_closed:
             manifest["fail_closed"] = True
         if fault == "typo":
@@ -706,3 +716,8 @@ def cells() -> Iterator[tuple[Way, Fault, bool, str | None]]:
                 if why is None and not fail_closed and not way.open_variant:
                     why = "naming a guard in plugins.required declares it fail-closed"
                 yield way, fault, fail_closed, why
+
+
+def limit(fault: str) -> float:
+    """The guard's time limit in a cell with ``fault``."""
+    return PAST_LIMIT if fault in ("timeout", "slow-drip") else TIMEOUT

@@ -3,7 +3,8 @@ a real agent CLI must be marked ``slow``.
 
 Checked twice: at collection, a test whose fixtures reach ``expensive`` (the session fixture that
 every such fixture requests, in ``conftest.py``) and that is not marked ``slow`` stops the run
-before anything runs; while running, :func:`require_slow` (called by ``venvs.Venv`` and
+before anything runs (on a pytest-xdist worker, which cannot stop the run with a message, each
+such test fails before its fixtures run); while running, :func:`require_slow` (called by ``venvs.Venv`` and
 ``venvs.wheel``) fails a test that is not marked ``slow`` and builds one anyway.
 """
 
@@ -35,13 +36,27 @@ def unmarked(items: list[pytest.Item]) -> list[str]:
     ]
 
 
+_WHY = (
+    "build a venv, install from a registry or run a real agent (they use a fixture that "
+    "requests `expensive`) but are not marked slow"
+)
+_refused: set[str] = set()
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     missing = unmarked(items)
-    if missing:
-        raise pytest.UsageError(
-            "these tests build a venv, install from a registry or run a real agent (they use a "
-            "fixture that requests `expensive`) but are not marked slow:\n  " + "\n  ".join(missing)
-        )
+    if missing and hasattr(config, "workerinput"):
+        # A pytest-xdist worker: an error raised here would reach the controller as an internal
+        # error without its message, so each such test fails instead, before its fixtures run.
+        _refused.update(missing)
+    elif missing:
+        raise pytest.UsageError(f"these tests {_WHY}:\n  " + "\n  ".join(missing))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.nodeid in _refused:
+        pytest.fail(f"{item.nodeid}: this test and those like it {_WHY}", pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from venvs import Venv, run
+from venvs import VenvPool, run
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 CAPTION = re.compile(r"^`([^`]+)`:$")
@@ -124,6 +124,16 @@ PAGES = [
 ]
 
 
+INSTALLS = re.compile(r"^\$ (pip install|hermes hooks (install|uninstall)) ")
+
+
+def installs(page: Path) -> bool:
+    """Whether a command of the page installs or uninstalls a distribution."""
+    return any(
+        INSTALLS.match(line) for step in steps(page) if step.kind == "console" for line in step.body
+    )
+
+
 def test_every_page_with_console_blocks_is_run():
     shown = {p.name for p in DOCS.glob("*.md") if any(s.kind == "console" for s in steps(p))}
     assert shown <= set(PAGES), f"pages whose commands no test runs: {sorted(shown - set(PAGES))}"
@@ -131,12 +141,15 @@ def test_every_page_with_console_blocks_is_run():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
-def test_every_command_in_the_page_runs(name: str, editable_venv: Venv, tmp_path: Path) -> None:
+def test_every_command_in_the_page_runs(name: str, venvs: VenvPool, tmp_path: Path) -> None:
     page = DOCS / name
     user_home = tmp_path / "user"
     work = tmp_path / "work"
     user_home.mkdir()
     work.mkdir()
-    env = editable_venv.env(home=user_home)
+    # A page that installs something gets its own copy of the run's editable venv: the other
+    # pages may be running in the shared one at the same time (pytest-xdist).
+    venv = venvs.editable(private=installs(page))
+    env = venv.env(home=user_home)
     out = run(["bash", "-c", script(steps(page))], env=env, cwd=work, timeout=600)
     check(page, out.stdout + out.stderr)

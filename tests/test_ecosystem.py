@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from venvs import Venv, run
+from venvs import VenvPool, run
 
 from hermes_hooks.cli import hooks_group
 
@@ -275,11 +275,12 @@ def test_new_hook_script_runs_through_the_shell_adapter(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_install_list_and_uninstall_in_a_venv(editable_venv: Venv, tmp_path: Path) -> None:
-    """Scaffold a plugin, `hermes hooks install --editable` it into the run's venv of this
-    checkout, run its generated tests there, see it in that venv's `hermes hooks list --json`,
-    then uninstall it (which leaves the venv as it was)."""
-    venv = editable_venv
+def test_install_list_and_uninstall_in_a_venv(venvs: VenvPool, tmp_path: Path) -> None:
+    """Scaffold a plugin, `hermes hooks install --editable` it into a copy of the run's venv of
+    this checkout (other tests may be reading that one meanwhile), run its generated tests
+    there, see it in that venv's `hermes hooks list --json`, then uninstall it (which leaves the
+    venv as it was)."""
+    venv = venvs.editable(private=True)
     home = tmp_path / "hermes-home"
     home.mkdir()
     env = venv.env(HERMES_HOME=str(home))

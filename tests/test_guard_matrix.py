@@ -36,6 +36,7 @@ from guard_matrix import (
     Scene,
     Way,
     cells,
+    limit,
 )
 from shell_helpers import keep_machine_plugins_out
 
@@ -112,7 +113,7 @@ def run_cell(
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # fmt: skip
     with ExitStack() as stack:
-        scene = Scene(root, stack)
+        scene = Scene(root, stack, timeout=limit(fault.name))
         way.write(scene, fault.name, fail_closed)
         scene.write_config()
         if scene.sites:
@@ -319,7 +320,7 @@ def _chat_cell(bridged: Any, root: Path, way: Way, fault: Fault, fail_closed: bo
     from venvs import RUN_HERMES
 
     with ExitStack() as stack:
-        scene = Scene(root, stack)
+        scene = Scene(root, stack, timeout=limit(fault.name))
         way.write(scene, fault.name, fail_closed)
         target = root / "touched"
         model = Model(f"touch {target}")

@@ -87,7 +87,7 @@ def test_the_hooks_of_one_firing_run_side_by_side(home: Path, tmp_path: Path) ->
     )
     hooks = load(
         home,
-        {"pre_tool_call": [{"command": waiter, "timeout": 6}, {"command": marker, "timeout": 3}]},
+        {"pre_tool_call": [{"command": waiter, "timeout": 6}, {"command": marker, "timeout": 1.5}]},
     )
     d = hooks.pre_tool_call(tool_name="terminal", args=RM)
     assert (d.action, d.message) == ("block", "saw the marker")
@@ -139,7 +139,7 @@ def test_a_fault_while_starting_an_entry_stays_with_it(
 def test_a_failing_hook_is_counted_once(home: Path, tmp_path: Path, traced: bool) -> None:
     slow = _py("import sys, time\nsys.stdin.read()\ntime.sleep(10)\n", tmp_path, "slow")
     config: dict[str, Any] = {"trace_file": str(tmp_path / "trace.jsonl")} if traced else {}
-    entry = {"command": slow, "name": "slow", "timeout": 1}
+    entry = {"command": slow, "name": "slow", "timeout": 0.2}
     hooks = load(home, {"pre_tool_call": [entry]}, **config)
     assert (hooks.tracer is not None) is traced
     hooks.pre_tool_call(tool_name="terminal", args=RM)

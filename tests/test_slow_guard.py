@@ -3,6 +3,8 @@ real agent and is not marked ``slow`` stops the run (``slow_guard``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 CONFTEST = """
@@ -86,4 +88,40 @@ def test_marked_tests_run_and_an_unmarked_one_that_builds_a_venv_fails(
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         ["*test_b.py::test_unmarked_builds is not marked slow but is building a venv*"]
+    )
+
+
+def test_the_guard_holds_on_pytest_xdist_workers(
+    suite: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite runs on pytest-xdist workers by default: each worker collects, so an unmarked
+    test reaching a venv fixture still stops the run, and one that builds a venv still fails."""
+    monkeypatch.setenv("PYTHONPATH", str(Path(__file__).parent))  # slow_guard, for the workers
+    suite.makepyfile(
+        test_a="""
+        import pytest
+
+        def test_through_another_fixture(uses_it):
+            pass
+        """
+    )
+    stopped = suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    assert stopped.ret != pytest.ExitCode.OK
+    assert "test_a.py::test_through_another_fixture" in stopped.stdout.str() + stopped.stderr.str()
+    assert "not marked slow" in stopped.stdout.str() + stopped.stderr.str()
+    suite.makepyfile(
+        test_a="""
+        import slow_guard
+
+        def test_unmarked_builds():
+            slow_guard.require_slow("building a venv")
+
+        def test_cheap():
+            pass
+        """
+    )
+    failed = suite.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    failed.assert_outcomes(passed=1, failed=1)
+    failed.stdout.fnmatch_lines(
+        ["*test_unmarked_builds is not marked slow but is building a venv*"]
     )

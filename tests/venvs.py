@@ -8,21 +8,27 @@ pip's cache. A venv that must run ``pip`` itself (``hermes hooks install``, a pa
 
 Building one costs seconds to minutes, so the tests get them from :class:`VenvPool` (the session
 fixture ``venvs`` in ``conftest.py``): one venv per distinct list of install steps per run, shared
-by every test that asks for the same list. A test that changes what is installed asks for a
-``fresh`` one. Building a venv outside a ``slow`` test fails (``slow_guard``).
+by every test that asks for the same list, in every pytest-xdist worker (the first worker to ask
+builds it under a file lock; the others wait for it and reuse it). A shared venv is only read,
+possibly by several tests at once: a test that changes what is installed asks for a ``fresh`` one.
+Building a venv outside a ``slow`` test fails (``slow_guard``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
 import slow_guard
 
 from hermes_hooks.hermes.patch import SUPPORTED
@@ -70,6 +76,24 @@ _NOT_INHERITED = (
 _WHEELS: dict[str, Path] = {}
 
 
+@contextlib.contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created if missing): the pytest-xdist workers of one
+    run build each shared venv and wheel once, the others waiting for it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def _done(path: Path) -> Path:
+    """The marker written next to ``path`` once it is built whole."""
+    return path.with_name(path.name + ".done")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment for a venv subprocess: nothing of the calling interpreter's venv or
     of the machine's hermes configuration leaks in."""
@@ -115,13 +139,19 @@ def copy_source(src: Path, dst: Path) -> Path:
 
 
 def wheel(name: str, src: Path, tmp_root: Path) -> Path:
-    """Build ``src`` into a wheel once per test run (``--no-deps``: only this project)."""
+    """Build ``src`` into a wheel once per test run (``--no-deps``: only this project), in
+    ``tmp_root``, which every worker of the run shares."""
     if name not in _WHEELS or not _WHEELS[name].exists():
         slow_guard.require_slow(f"building the {name} wheel")
         work = tmp_root / f"build-{name}"
-        copy = copy_source(src, work / "src")
         out = work / "dist"
-        pip("wheel", "--no-deps", "--quiet", "-w", str(out), str(copy))
+        with locked(work.with_name(work.name + ".lock")):
+            if not _done(work).exists():
+                if work.exists():  # a build of this run that failed half-way
+                    shutil.rmtree(work)
+                copy = copy_source(src, work / "src")
+                pip("wheel", "--no-deps", "--quiet", "-w", str(out), str(copy))
+                _done(work).write_text(name)
         (built,) = out.glob("*.whl")
         _WHEELS[name] = built
     return _WHEELS[name]
@@ -130,10 +160,21 @@ def wheel(name: str, src: Path, tmp_root: Path) -> Path:
 class Venv:
     """One virtual environment: its interpreter, console scripts and site-packages."""
 
-    def __init__(self, root: Path, *, with_pip: bool = False, clone_of: Venv | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        with_pip: bool = False,
+        clone_of: Venv | None = None,
+        built: bool = False,
+    ) -> None:
+        """Create the venv at ``root`` (a copy of ``clone_of`` when given), or, when ``built``,
+        open the one another worker of this run built there."""
         slow_guard.require_slow(f"building a venv in {root}")
         self.root = root
-        if clone_of is None:
+        if built:
+            pass  # built by another worker of this run: nothing to create
+        elif clone_of is None:
             run([sys.executable, "-m", "venv", *([] if with_pip else ["--without-pip"]), str(root)])
         else:
             _clone(clone_of.root, root)
@@ -214,20 +255,33 @@ def _clone(src: Path, dst: Path) -> None:
 Step = Sequence[str]
 
 
+Key = tuple[bool, tuple[tuple[str, ...], ...]]
+
+
 class VenvPool:
     """The venvs of one test run. ``get`` gives the shared venv for a list of install steps
     (each step one ``pip install``, in order: what is installed later owns a console script both
     packages ship), building it on first use; ``fresh`` builds a private one for a test that
-    installs or uninstalls something."""
+    installs or uninstalls something.
 
-    def __init__(self, root: Path) -> None:
+    Shared venvs and wheels live in ``shared``, the same directory for every pytest-xdist worker
+    of the run (default: ``root``); each is built by the first worker that asks, under a file
+    lock, and reused by the others. Private venvs live in ``root``, this worker's own."""
+
+    def __init__(self, root: Path, shared: Path | None = None) -> None:
         self.root = root
-        self._shared: dict[tuple[bool, tuple[tuple[str, ...], ...]], Venv] = {}
+        self.shared = shared or root
+        self._shared: dict[Key, Venv] = {}
         self._count = 0
 
     def wheel(self, name: str, src: Path) -> Path:
         """The wheel of ``src`` built once per run (``hermes-hooks``: this repository)."""
-        return wheel(name, src, self.root)
+        return wheel(name, src, self.shared)
+
+    def _place(self, key: Key) -> Path:
+        """Where the shared venv of ``key`` lives, the same in every worker."""
+        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
+        return self.shared / f"venv-{digest}"
 
     def hermes_hooks_wheel(self) -> Path:
         return self.wheel("hermes-hooks", REPO)
@@ -240,7 +294,16 @@ class VenvPool:
         that use it must leave it as they found it."""
         key = (with_pip, tuple(tuple(step) for step in steps))
         if key not in self._shared:
-            self._shared[key] = self.fresh(*steps, with_pip=with_pip)
+            place = self._place(key)
+            with locked(place.with_name(place.name + ".lock")):
+                if _done(place).exists():
+                    venv = Venv(place, with_pip=with_pip, built=True)
+                else:
+                    if place.exists():  # a build of this run that failed half-way
+                        shutil.rmtree(place)
+                    venv = self._build(place, steps, with_pip)
+                    _done(place).write_text(json.dumps(key))
+            self._shared[key] = venv
         return self._shared[key]
 
     def fresh(self, *steps: Step, with_pip: bool = False) -> Venv:
@@ -248,20 +311,35 @@ class VenvPool:
         starts as a copy of the shared venv of every step but the last, or of all of them when
         that one is built already (``hermes-agent`` and its dependencies are installed once per
         run, and so is each step after them, however many venvs start with the same steps)."""
+        self._count += 1
+        return self._build(self.root / f"venv-{self._count}", steps, with_pip)
+
+    def _build(self, root: Path, steps: Sequence[Step], with_pip: bool) -> Venv:
         key = (with_pip, tuple(tuple(step) for step in steps))
-        if key in self._shared:
-            base, todo = self._shared[key], ()
+        if key in self._shared or _done(self._place(key)).exists():
+            base, todo = self.get(*steps, with_pip=with_pip), ()
         elif len(steps) > 1:
             base, todo = self.get(*steps[:-1], with_pip=with_pip), steps[-1:]
         else:
             base, todo = None, steps
-        self._count += 1
-        venv = Venv(self.root / f"venv-{self._count}", with_pip=with_pip, clone_of=base)
+        venv = Venv(root, with_pip=with_pip, clone_of=base)
         for step in todo:
             venv.install(*step)
         return venv
 
-    def editable(self) -> Venv:
+    def editable(self, *, private: bool = False) -> Venv:
         """This repository installed editable, with pytest and pip: the venv the docs' commands
-        and the scaffold's steps run in (``hermes hooks install`` drives its own pip)."""
-        return self.get(("-e", str(REPO), "pytest"), with_pip=True)
+        and the scaffold's steps run in (``hermes hooks install`` drives its own pip). A test
+        that installs into it asks for a ``private`` copy: others may be reading the shared one
+        at the same time (pytest-xdist)."""
+        steps = ("-e", str(REPO), "pytest")
+        shared = self.get(steps, with_pip=True)  # built once: a private copy starts as a clone
+        return self.fresh(steps, with_pip=True) if private else shared
+
+
+def run_pool(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> VenvPool:
+    """The ``VenvPool`` of this run: its shared venvs in the run's base temp directory, which a
+    pytest-xdist worker's own base temp directory is inside, its private ones in this worker's."""
+    base = tmp_path_factory.getbasetemp()
+    run_root = base.parent if hasattr(config, "workerinput") else base
+    return VenvPool(tmp_path_factory.mktemp("venvs"), shared=run_root / "shared-venvs")

@@ -54,7 +54,7 @@ def test_guard_block_survives_a_killed_neighbour_with_a_big_payload(
         {
             "pre_tool_call": [
                 {"command": script("block_rm.sh")},
-                {"command": "sleep 30", "timeout": 1},
+                {"command": "sleep 30", "timeout": 0.2},
             ]
         },
     )

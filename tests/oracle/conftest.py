@@ -1,4 +1,5 @@
-"""Fixtures of the oracle tests: the real CLIs (installed once into a cache) and the summary.
+"""Fixtures of the oracle tests: the real CLIs (installed once into a cache). The summary lines
+at the end of a run are ``tests/oracle_summary.py``'s.
 
 Every oracle test is marked ``oracle`` and ``slow``. A CLI that cannot be installed or run fails
 the tests that need it with the reason; ``HERMES_HOOKS_SKIP_ORACLE=1`` skips them instead.
@@ -10,7 +11,6 @@ import os
 from collections.abc import Callable
 
 import pytest
-from oracle_compare import RESULTS
 from oracle_install import (
     CLAUDE,
     CODEX,
@@ -56,16 +56,3 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
                 "HERMES_ENABLE_PROJECT_PLUGINS", "HERMES_ACCEPT_HOOKS", "CLAUDE_ENV_FILE",
                 "CLAUDE_PROJECT_DIR"):  # fmt: skip
         monkeypatch.delenv(var, raising=False)
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    for agent, cases in sorted(RESULTS.items()):
-        agree = sum(1 for s in cases.values() if s == "agree")
-        named = sum(1 for s in cases.values() if s.startswith("differs"))
-        xfail = sum(1 for s in cases.values() if s == "xfail")
-        bad = sorted(c for c, s in cases.items() if s == "disagree")
-        line = f"oracle {agent}: {agree}/{len(cases)} cases agree"
-        extra = [f"{named} named differences"] if named else []
-        extra += [f"{xfail} xfail (missing features)"] if xfail else []
-        extra += [f"DISAGREE: {', '.join(bad)}"] if bad else []
-        terminalreporter.write_line(line + (f" ({'; '.join(extra)})" if extra else ""))

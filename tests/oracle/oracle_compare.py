@@ -31,7 +31,7 @@ from hermes_hooks import catalogue
 from hermes_hooks.cli import payloads
 
 #: agent -> case id -> "agree" | "differs: <name>" | "xfail" | "disagree"; the summary line per
-#: agent (conftest.py) is printed from it.
+#: agent (tests/oracle_summary.py) is printed from it.
 RESULTS: dict[str, dict[str, str]] = {}
 
 
