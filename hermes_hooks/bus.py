@@ -25,6 +25,14 @@ log = logging.getLogger("hermes_hooks")
 _ORDER = itertools.count()
 
 
+def ticket() -> int:
+    """A place in the bus's delivery order: plugin contexts take theirs when created (in
+    discovery order), so their listeners keep it although the loader commits plugins in reverse.
+    One counter for both: with a second one, where a host's live subscription landed among the
+    plugins' depended on how many of each the process had drawn before."""
+    return next(_ORDER)
+
+
 class EventBus:
     """Plugin-to-plugin messages: ``ctx.events.on(name, cb)`` and ``ctx.events.emit(name, payload)``.
 
@@ -55,7 +63,7 @@ class EventBus:
         """Call ``callback(payload)`` for every message ``name``."""
         if not callable(callback):
             raise TypeError(f"events.on({name!r}, ...): the callback is not callable")
-        key = next(_ORDER) if order is None else order
+        key = ticket() if order is None else order
         with self._lock:
             entries = list(self._listeners.get(name, ()))
             bisect.insort_right(entries, (key, owner, callback), key=lambda e: e[0])

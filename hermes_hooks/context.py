@@ -11,14 +11,13 @@ registered at once.
 from __future__ import annotations
 
 import inspect
-import itertools
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .bus import PluginEvents
+from .bus import PluginEvents, ticket
 from .dispatch import run_sync
 from .markers import hookimpl
 from .registries import Entry
@@ -26,9 +25,6 @@ from .registries import Entry
 if TYPE_CHECKING:
     from .hooks import Hooks
 
-#: Plugin contexts draw a number when created (discovery order): their bus listeners keep that
-#: place although the loader commits plugins in reverse.
-_ORDER = itertools.count()
 
 log = logging.getLogger("hermes_hooks")
 
@@ -79,7 +75,7 @@ class PluginContext:
         self.manifest: dict[str, Any] = {"name": name, **dict(manifest or {})}
         self._pending = _Pending()
         self._live = False
-        self.events = PluginEvents(hooks.bus, name, self._pending.listeners, next(_ORDER))
+        self.events = PluginEvents(hooks.bus, name, self._pending.listeners, ticket())
 
     # -- configuration -----------------------------------------------------------------
 

@@ -40,6 +40,11 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         and not config.option.collectonly
     ):
         config.option.numprocesses = WORKERS
+        if config.option.dist == "no":
+            # a module's tests on one worker: its module-scoped fixtures (an oracle corpus runs
+            # every case of its agent once, then each test reads its case) are built once a run,
+            # not once on every worker that gets one of its tests
+            config.option.dist = "loadscope"
 
 
 @pytest.fixture

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import subprocess
+import sys
 
 import pytest
 
@@ -216,3 +218,24 @@ def test_unregistering_a_plugin_drops_its_listeners(hermes_hooks_manager):
 def test_testing_fixture_registers_and_cleans_up_listeners(hermes_hooks, register_hermes_plugin):
     register_hermes_plugin(lambda ctx: ctx.events.on("ping", lambda p: "pong"), name="echo")
     assert hermes_hooks.bus.emit("ping") == ["pong"]
+
+
+def test_a_hosts_subscription_comes_after_plugins_however_many_loaded_before(home, plugin_dir):
+    # Plugin contexts and live subscriptions draw their places from one counter: with two,
+    # a process that had created more plugin contexts than live subscriptions (earlier loads)
+    # put the host's listener among the plugins', or first. A fresh interpreter, so what other
+    # tests drew cannot hide it.
+    for name in ("alpha", "bravo"):
+        plugin_dir(name, f"def register(ctx):\n    ctx.events.on('hi', lambda p: {name!r})\n")
+    script = (
+        "import sys, hermes_hooks\n"
+        "for _ in range(5):\n"
+        "    hermes_hooks.load(sys.argv[1], {}, entry_points=False).close()\n"
+        "hooks = hermes_hooks.load(sys.argv[1], {}, entry_points=False)\n"
+        "hooks.bus.on('hi', lambda p: 'host')\n"
+        "print(hooks.bus.emit('hi'))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, str(home)], capture_output=True,
+                          text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['alpha', 'bravo', 'host']"
