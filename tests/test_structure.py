@@ -356,3 +356,21 @@ def test_contributings_layout_table_is_the_tree():
     ]
     unnamed = sorted(str(c.relative_to(ROOT)) for c in tree if c not in named)
     assert unnamed == [], f"CONTRIBUTING's layout table leaves out: {unnamed}"
+
+
+def test_every_package_of_the_tree_is_in_the_built_distribution() -> None:
+    # an editable install finds any package; a wheel holds only those pyproject lists
+    # (hermes_hooks.serve was left out: `hermes hooks list` failed in every installed copy)
+    import tomllib
+
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]
+    listed = set(tool["setuptools"]["packages"])
+    dirs = {name: ROOT / rel for name, rel in tool["setuptools"]["package-dir"].items()}
+    tree = set()
+    for name, top in dirs.items():
+        for init in top.rglob("__init__.py"):
+            parts = init.parent.relative_to(top).parts
+            if "demo" in parts or "__pycache__" in parts:
+                continue  # the demo home is package data (hermes hooks demo copies it)
+            tree.add(".".join((name, *parts)))
+    assert tree - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
