@@ -26,6 +26,8 @@ Rows, one Claude Code run each per round, interleaved, every row in every round:
   ``hermes hooks client claude PreToolUse --home HOME_i`` for a home holding that one guard and
   no service (the client runs it in-process: what hermes-hooks costs a Claude Code user who
   does not run the service, one hook per guard).
+- reference: (b) over http to a second service whose home holds the same guards but the shell
+  worker: how much of (b) is the round trip to that guard's own process.
 
 After the rounds each route of (b) and (c) is checked to decide: the plugin and the worker each
 deny a marked ``echo`` and Claude Code must report the deny. The service alone (per request and
@@ -83,6 +85,8 @@ serve(handle)
 """
 
 #: The five guards, each as the config.yaml (and plugin folder) of a home.
+#: A row beside (b): the same route and service with every guard but the shell worker.
+REFERENCE = "reference: install-into claude --via http -> serve, the 4 guards but the shell worker"
 GUARDS = ("shell worker", "Python plugin", "command_guard", "dangerous_patterns", "redact_secrets")
 
 
@@ -241,8 +245,12 @@ def main() -> None:
         served = guard_home(root / "served", GUARDS, worker)
         floor = Floor()
         proc, _url = serve_start(served, 2)
+        # the same service without the shell worker: how much of (b) is that process's round trip
+        served4 = guard_home(root / "served4", GUARDS[1:], worker)
+        proc4, _url4 = serve_start(served4, 2)
         try:
             token = (served / "serve" / "token").read_text().strip()
+            token4 = (served4 / "serve" / "token").read_text().strip()
             client = [str(Path(sys.executable).with_name("hermes")), "hooks", "client", "claude",
                       "PreToolUse", "--home"]  # fmt: skip
             alone = [guard_home(root / f"alone-{i}", (g,), worker) for i, g in enumerate(GUARDS)]
@@ -265,18 +273,24 @@ def main() -> None:
                 "(c) 5 guards as 5 command hooks (client, no service)": project_with(
                     root, "c", [{"type": "command", "command": " ".join([*client, str(h)])}
                                 for h in alone]),
+                REFERENCE: root / "b-http-4",
             }  # fmt: skip
+            tokens = {row: token4 if row == REFERENCE else token for row in projects}
+            (root / "b-http-4").mkdir()
+            hermes(served4, "install-into", "claude", "--project", str(root / "b-http-4"), "--yes")
             for name, via in (("b-http", ["--via", "http"]), ("b-client", ["--via", "client"])):
                 (root / name).mkdir()
                 hermes(served, "install-into", "claude", *via, "--project", str(root / name),
                        "--yes")  # fmt: skip
             samples: dict[str, list[float]] = {row: [] for row in projects}
             fell_back = dict.fromkeys(projects, 0)  # hook answers the client gave in-process
-            for project in projects.values():  # warm-up: node's and Python's files in the cache
-                run_claude(binary, project, user, COMMAND, token)
+            for row, project in projects.items():  # warm-up: node's and Python's files cached
+                run_claude(binary, project, user, COMMAND, tokens[row])
             for _ in range(rounds):
                 for row, project in projects.items():
-                    ms, answers = pre_tool_use(run_claude(binary, project, user, COMMAND, token))
+                    ms, answers = pre_tool_use(
+                        run_claude(binary, project, user, COMMAND, tokens[row])
+                    )
                     samples[row].append(ms)
                     fell_back[row] += sum(FALLBACK in str(a.get("stderr")) for a in answers)
             checks = []
@@ -287,16 +301,17 @@ def main() -> None:
                     _, answers = pre_tool_use(run_claude(binary, project, user, command, token))
                     denied = any(f"denied by the bench {said}" in json.dumps(a) for a in answers)
                     checks.append((f"{row}: the {said}'s deny reached Claude Code", denied))
-            b_client, c = list(projects)[-2:]
+            b_client, c = list(projects)[5:7]
             checks.append((f"{b_client}: the service answered every call", not fell_back[b_client]))
             checks.append((f"{c}: every hook ran in-process", fell_back[c] == rounds * len(GUARDS)))
         finally:
             floor.close()
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for running in (proc, proc4):
+                running.send_signal(signal.SIGINT)
+                try:
+                    running.wait(30)
+                except subprocess.TimeoutExpired:
+                    running.kill()
     load_after = os.getloadavg()
     service = serve_load_run(2, 8, 400 if args.quick else 4000)
     text = render(samples, rounds, version.stdout.strip(), load_before, load_after, checks,
@@ -319,7 +334,7 @@ def render(
 ) -> str:
     med = {row: statistics.median(v) for row, v in samples.items()}
     rows = list(samples)
-    floor_http, floor_true, python, sleeper, b_http, b_client, c = rows
+    floor_http, floor_true, python, sleeper, b_http, b_client, c, _reference = rows
     lines = [
         f"Claude Code {version}, offline against the oracle's fake model; {rounds} rounds, each "
         f"row one Claude Code run per round, rows interleaved; {os.cpu_count()} CPUs, load "
