@@ -119,8 +119,10 @@ class Setup:
 
 def service_url(home: Path) -> str:
     """The base URL ``hermes hooks serve`` wrote to ``<home>/serve/url``, else the default."""
+    from ..serve.files import read_url
+
     try:
-        text = (home / "serve" / "url").read_text(encoding="utf-8").strip()
+        text = read_url(home)
     except (OSError, UnicodeDecodeError):
         return DEFAULT_URL
     return text.rstrip("/") or DEFAULT_URL

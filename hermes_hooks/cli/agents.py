@@ -446,21 +446,17 @@ def _peek(path: Path) -> str:
 
 
 def health(home: Path, timeout: float = 1.0) -> tuple[bool, str]:
-    """Whether the service of ``home`` answers ``GET /v1/health`` (and what was found)."""
-    import urllib.error
-    import urllib.request
+    """Whether the service of ``home`` answers ``GET /v1/health`` (and what was found), asked
+    the way the client asks it (:func:`hermes_hooks.serve.client.post`)."""
+    from ..serve.client import Unavailable, post
 
-    url = files.service_url(home) + "/v1/health"
+    url = files.service_url(home)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as reply:  # noqa: S310 (our URL)
-            ok = reply.status == 200
-            return ok, f"{url} answered {reply.status}"
-    except urllib.error.HTTPError as exc:
-        return False, f"{url} answered {exc.code}"
-    except (OSError, ValueError) as exc:
-        reason = getattr(exc, "reason", exc)
-        return False, (f"{url} does not answer ({reason}); start it with `hermes hooks serve "
-                       f"--home {shlex.quote(str(home))}`")  # fmt: skip
+        status, _ = post(url, None, "/v1/health", b"", timeout, "GET")
+    except Unavailable as exc:
+        return False, (f"{url}/v1/health does not answer ({exc}); start it with `hermes hooks "
+                       f"serve --home {shlex.quote(str(home))}`")  # fmt: skip
+    return status == 200, f"{url}/v1/health answered {status}"
 
 
 def reads_agent_files(state: State, agent: str) -> str | None:
