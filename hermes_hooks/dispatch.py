@@ -355,15 +355,32 @@ class Dispatcher:
                 if escapes(exc):
                     raise
                 for index, impl, _ in group:
-                    slots[index] = self._failed(route, impl, exc)
-                    if tracer is not None:
-                        failed = Settled(value=slots[index], failure=f"{type(exc).__name__}: {exc}")
-                        self._receipt(tracer, route, impl, kwargs, began[index], failed)
+                    slots[index] = self._entry_failed(
+                        route, impl, exc, kwargs, tracer, began, index
+                    )
                 continue
             for (index, impl, _), outcome in zip(group, outcomes, strict=True):
                 slots[index] = self._taken(route, impl, outcome)
                 if tracer is not None and outcome is not None:
                     self._receipt(tracer, route, impl, kwargs, began[index], outcome)
+
+    def _entry_failed(
+        self,
+        route: Route,
+        impl: Impl,
+        exc: BaseException,
+        kwargs: Mapping[str, Any],
+        tracer: Tracer | None,
+        began: Sequence[float],
+        index: int,
+    ) -> Any:
+        """A hook source's entry whose start or settling raised: what the dispatcher makes of
+        the failure (:meth:`_failed`), receipted with it when tracing."""
+        slot = self._failed(route, impl, exc)
+        if tracer is not None:
+            failed = Settled(value=slot, failure=f"{type(exc).__name__}: {exc}")
+            self._receipt(tracer, route, impl, kwargs, began[index], failed)
+        return slot
 
     def _receipt(
         self,
@@ -481,10 +498,9 @@ class Dispatcher:
             except BaseException as exc:
                 if escapes(exc):
                     raise
-                slots.append(self._failed(route, impl, exc))
-                if tracer is not None:
-                    failed = Settled(value=slots[-1], failure=f"{type(exc).__name__}: {exc}")
-                    self._receipt(tracer, route, impl, kwargs, began[-1], failed)
+                slots.append(
+                    self._entry_failed(route, impl, exc, kwargs, tracer, began, len(began) - 1)
+                )
                 continue
             if value is not None:
                 started.append((len(slots), impl, value))
