@@ -417,11 +417,6 @@ def _note_once(message: str) -> None:
         log.warning("serve: %s", message)
 
 
-def _reads(chosen: Any, *words: str) -> bool:
-    """Whether the agent reads this kind of answer on ``chosen`` (its declaration says)."""
-    return reads_answer(chosen, *words)
-
-
 def _speech(t: Target) -> Speech:
     """How ``t.agent`` reads our answers, owned by its dialect's module (Claude Code's by the
     shell protocol's)."""
@@ -441,7 +436,7 @@ def _agent_args(t: Target, args: Mapping[str, Any], tool: Any) -> Mapping[str, A
 def _can_rewrite(t: Target) -> bool:
     """Whether the agent's event reads a rewritten input (its declaration's ``answers``: Codex's
     ``PreToolUse`` and Cursor's ``beforeShellExecution`` do not)."""
-    return _reads(t.chosen, "updatedInput", "updated_input", "tool_input")
+    return reads_answer(t.chosen, "updatedInput", "updated_input", "tool_input")
 
 
 def _carried(t: Target, body: dict[str, Any], tool: Any) -> bool:
@@ -465,7 +460,7 @@ def render(t: Target, result: Any, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     if t.agent == "hermes":
         return _hermes(t.info, result)
     event = t.chosen.name if t.chosen is not None else t.info.name
-    if not _reads(t.chosen, ""):
+    if not reads_answer(t.chosen, ""):
         said = _said(t, result, kwargs)
         if said:  # Copilot's userPromptSubmitted and sessionStart read no answer at all
             _note_once(f"{t.agent} {event} reads no answer from a hook: {said} not delivered")
@@ -501,7 +496,7 @@ def _said(t: Target, result: Any, kwargs: Mapping[str, Any]) -> str:
 
 
 def _context(t: Target, event: str, text: str) -> dict[str, Any]:
-    if not _reads(t.chosen, "ontext", "additional"):
+    if not reads_answer(t.chosen, "ontext", "additional"):
         _note_once(f"{t.agent} {event} reads no context from a hook: context not delivered")
         return {}
     return _speech(t).context(event, text)
